@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// No package dependencies: libzmq and SQLite come in as system libraries (Debian libzmq3-dev,
+// libsqlite3-dev); everything else is the toolchain.
+
+/// A service: a domain library (pure logic, clock injected, no sockets) and a tiny executable.
+func service(_ folder: String, executable: String, core: String, coreDependencies: [Target.Dependency] = []) -> [Target] {
+    [
+        .target(
+            name: core,
+            dependencies: ["Messages", "Campus"] + coreDependencies,
+            path: "Services/\(folder)/Core"),
+        .executableTarget(
+            name: executable,
+            dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"],
+            path: "Services/\(folder)/Main"),
+    ]
+}
+
+let package = Package(
+    name: "CampusCafe",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "bus", targets: ["bus"]),
+        .executable(name: "beacon-ingest", targets: ["beacon-ingest"]),
+        .executable(name: "region-monitor", targets: ["region-monitor"]),
+        .executable(name: "order-service", targets: ["order-service"]),
+        .executable(name: "kitchen-display", targets: ["kitchen-display"]),
+        .executable(name: "notification-service", targets: ["notification-service"]),
+        .executable(name: "cafectl", targets: ["cafectl"]),
+        .executable(name: "load-test", targets: ["load-test"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CZeroMQ", path: "Shared/CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
+        .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
+        .target(name: "Messages", path: "Shared/Messages"),
+        .target(name: "Campus", dependencies: ["Messages"], path: "Shared/Campus"),
+        .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages"], path: "Shared/ServiceRuntime"),
+    ]
+    + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
+    + service("BeaconIngest", executable: "beacon-ingest", core: "BeaconIngestCore")
+    + service("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
+    + service("OrderService", executable: "order-service", core: "OrderCore")
+    + service("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
+    + service("NotificationService", executable: "notification-service", core: "NotifyCore")
+    + [
+        .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
+        .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/LoadTest"),
+        .testTarget(name: "SharedTests", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
+        .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
+        .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "Messages", "ServiceRuntime"], path: "Tests/IntegrationTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The campus: every café, its beacons, hours, pickup windows and menu. Loaded from a JSON file
+/// in `deploy/`, validated whole at start; a bad catalog stops the service with the field named.
+public struct CampusCatalog: Codable, Sendable, Equatable {
+    public var name: String
+    /// The company's iBeacon proximity UUID.
+    public var beaconUUID: String
+    /// The café whose menu is shown when nothing else decides.
+    public var defaultCafe: String
+    public var cafes: [Cafe]
+
+    /// The café with this id.
+    public func cafe(_ id: String) -> Cafe? { cafes.first { $0.id == id } }
+
+    /// The café whose beacons carry this major.
+    public func cafe(major: Int) -> Cafe? { cafes.first { $0.beaconMajor == major } }
+}
+
+/// One café or coffee station.
+public struct Cafe: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var latitude: Double
+    public var longitude: Double
+    /// App Clip location confirmation radius in metres (at most 500).
+    public var confirmationRadius: Double
+    /// The iBeacon major value of this café's beacons.
+    public var beaconMajor: Int
+    public var stations: [Station]
+    /// IANA time zone, e.g. "America/Los_Angeles".
+    public var timeZone: String
+    /// The café's own locale, e.g. "en_US" (kitchen screens, receipts).
+    public var locale: String
+    /// ISO 4217 code of every price on the menu.
+    public var currency: String
+    public var hours: [OpeningHours]
+    public var pickup: PickupPolicy
+    public var menu: [MenuItem]
+
+    public func item(_ id: String) -> MenuItem? { menu.first { $0.id == id } }
+    public func station(minor: Int) -> Station? { stations.first { $0.minor == minor } }
+}
+
+/// A place inside a café where food is made, identified by its beacon's minor value.
+public struct Station: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var minor: Int
+}
+
+/// Opening hours on some weekdays, in the café's local time. `close` may be "24:00".
+public struct OpeningHours: Codable, Sendable, Equatable {
+    /// ISO weekdays: 1 = Monday … 7 = Sunday.
+    public var days: [Int]
+    /// "HH:MM", local.
+    public var open: String
+    public var close: String
+
+    /// Minutes after local midnight.
+    public var openMinute: Int { Self.minutes(open) ?? 0 }
+    public var closeMinute: Int { Self.minutes(close) ?? 0 }
+
+    static func minutes(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+              let h = Int(parts[0]), let m = Int(parts[1]), (0...24).contains(h), (0..<60).contains(m), h * 60 + m <= 1440
+        else { return nil }
+        return h * 60 + m
+    }
+}
+
+/// How pickup is spread out: fixed-length windows, each with room for `capacity` orders.
+public struct PickupPolicy: Codable, Sendable, Equatable {
+    public var windowMinutes: Int
+    public var capacity: Int
+    /// How long after a window ends an uncollected order becomes a no-show.
+    public var graceMinutes: Int
+}
+
+/// A dish or drink, priced in the currency's minor units, made at one station.
+public struct MenuItem: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var price: Int64
+    public var station: String
+    public var modifiers: [Modifier]
+}
+
+/// An option on an item ("oat milk"), with the amount it adds in minor units.
+public struct Modifier: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var price: Int64
+}

@@ -1,0 +1,34 @@
+/// `heartbeat` on `heartbeat.<source>.`, every second: the last sequence number of each durable
+/// stream this publisher has, and where to ask for a replay. Consumers use it to detect tail loss.
+public struct Heartbeat: Codable, Sendable, Equatable {
+    public var service: String
+    public var streams: [String: UInt64]
+    /// The publisher's request endpoint that answers `replay`.
+    public var replayEndpoint: String
+
+    public init(service: String, streams: [String: UInt64], replayEndpoint: String) {
+        self.service = service
+        self.streams = streams
+        self.replayEndpoint = replayEndpoint
+    }
+}
+
+/// `deadletter` on `deadletter.<service>.`: a pub/sub message a service could not use, and why.
+public struct DeadLetter: Codable, Sendable, Equatable {
+    public var service: String
+    /// A stable error code (`message.unknownType`, `message.malformed`, …).
+    public var code: String
+    public var message: String
+    /// The topic frame it arrived on.
+    public var topic: String
+    /// The start of the offending frame (at most 512 bytes, lossy UTF-8).
+    public var excerpt: String
+
+    public init(service: String, code: String, message: String, topic: String, excerpt: String) {
+        self.service = service
+        self.code = code
+        self.message = message
+        self.topic = topic
+        self.excerpt = excerpt
+    }
+}

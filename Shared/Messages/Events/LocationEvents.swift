@@ -1,0 +1,109 @@
+/// Location authorization as the phone reports it (Core Location's `CLAuthorizationStatus`,
+/// plus the one-time grant a Location Button tap or "Allow Once" gives).
+public enum Authorization: String, Codable, Sendable, CaseIterable {
+    case notDetermined, restricted, denied, whenInUse, always, allowOnce
+}
+
+/// How near a ranged beacon is, as `CLProximity` classifies it.
+public enum Proximity: String, Codable, Sendable, CaseIterable, Comparable {
+    case immediate, near, far, unknown
+
+    private var rank: Int {
+        switch self {
+        case .immediate: 0
+        case .near: 1
+        case .far: 2
+        case .unknown: 3
+        }
+    }
+
+    public static func < (a: Proximity, b: Proximity) -> Bool { a.rank < b.rank }
+
+    /// Near and immediate beacons may choose a café or station; far and unknown never do.
+    public var decidesPlace: Bool { self == .immediate || self == .near }
+}
+
+/// A beacon's identity: proximity UUID (the company), major (the café), minor (the station).
+public struct BeaconIdentity: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// Upper-case canonical UUID text.
+    public var uuid: String
+    public var major: Int
+    public var minor: Int
+
+    public init(uuid: String, major: Int, minor: Int) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+    }
+
+    public var description: String { "\(uuid)/\(major)/\(minor)" }
+}
+
+/// `sighting.reported` on `sighting.<shard>.`: one smoothed ranging result for a device.
+/// Best-effort: may be shed under overload, counted.
+public struct Sighting: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var beacon: BeaconIdentity
+    /// RSSI after smoothing, dBm.
+    public var rssi: Int
+    /// The beacon's calibrated RSSI at 1 m.
+    public var measuredPower: Int
+    /// Estimated distance in metres (`CLBeacon.accuracy`); -1 when unknown.
+    public var accuracy: Double
+    public var proximity: Proximity
+    public var observedAt: Timestamp
+
+    public init(deviceId: String, beacon: BeaconIdentity, rssi: Int, measuredPower: Int, accuracy: Double, proximity: Proximity, observedAt: Timestamp) {
+        self.deviceId = deviceId
+        self.beacon = beacon
+        self.rssi = rssi
+        self.measuredPower = measuredPower
+        self.accuracy = accuracy
+        self.proximity = proximity
+        self.observedAt = observedAt
+    }
+}
+
+/// `location.fix` on `location.<shard>.`: a position, for region-monitor only.
+/// Coordinates go no further than region-monitor: nothing it publishes carries them.
+public struct LocationFix: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var latitude: Double
+    public var longitude: Double
+    /// Radius of uncertainty in metres.
+    public var horizontalAccuracy: Double
+    /// False when the user granted approximate location only.
+    public var precise: Bool
+    public var observedAt: Timestamp
+
+    public init(deviceId: String, latitude: Double, longitude: Double, horizontalAccuracy: Double, precise: Bool, observedAt: Timestamp) {
+        self.deviceId = deviceId
+        self.latitude = latitude
+        self.longitude = longitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.precise = precise
+        self.observedAt = observedAt
+    }
+}
+
+/// `device.status` on `device.<shard>.`: a device's authorization and capabilities changed.
+/// Durable: a withdrawal must reach region-monitor so it drops the device's location data.
+public struct DeviceStatus: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var authorization: Authorization
+    public var foreground: Bool
+    public var precise: Bool
+    public var monitoringAvailable: Bool
+    public var rangingAvailable: Bool
+    public var changedAt: Timestamp
+
+    public init(deviceId: String, authorization: Authorization, foreground: Bool, precise: Bool, monitoringAvailable: Bool, rangingAvailable: Bool, changedAt: Timestamp) {
+        self.deviceId = deviceId
+        self.authorization = authorization
+        self.foreground = foreground
+        self.precise = precise
+        self.monitoringAvailable = monitoringAvailable
+        self.rangingAvailable = rangingAvailable
+        self.changedAt = changedAt
+    }
+}

@@ -1,0 +1,99 @@
+/// An order's lifecycle: placed → accepted → preparing → ready → pickedUp, or cancelled, or noShow.
+public enum OrderState: String, Codable, Sendable, CaseIterable {
+    case placed, accepted, preparing, ready, pickedUp, cancelled, noShow
+
+    /// Whether the order is finished and takes no further transition.
+    public var isFinal: Bool { self == .pickedUp || self == .cancelled || self == .noShow }
+}
+
+/// Where an order came from.
+public enum OrderChannel: String, Codable, Sendable, CaseIterable {
+    /// The employee app: needs a payment token.
+    case app
+    /// A café kiosk: guests order without an account.
+    case kiosk
+    /// An App Clip opened from a code at the counter: needs a payment token and a location confirmation.
+    case appClip
+}
+
+/// One line of an order, priced by the server.
+public struct OrderLine: Codable, Sendable, Equatable {
+    public var itemId: String
+    public var name: String
+    public var quantity: Int
+    public var modifiers: [String]
+    /// The station that makes it (kitchen routing).
+    public var station: String
+    /// Price of one, modifiers included, in the currency's minor units.
+    public var unitPrice: Int64
+    public var lineTotal: Int64
+
+    public init(itemId: String, name: String, quantity: Int, modifiers: [String], station: String, unitPrice: Int64, lineTotal: Int64) {
+        self.itemId = itemId
+        self.name = name
+        self.quantity = quantity
+        self.modifiers = modifiers
+        self.station = station
+        self.unitPrice = unitPrice
+        self.lineTotal = lineTotal
+    }
+}
+
+/// An order as every consumer needs it: self-contained, so the kitchen and notifications
+/// decide from the event and their own state without reading order-service's tables.
+public struct OrderSnapshot: Codable, Sendable, Equatable {
+    public var orderId: String
+    public var cafeId: String
+    public var cafeName: String
+    /// IANA time zone of the café, for local pickup times.
+    public var timeZone: String
+    /// ISO 4217 code of every amount in this order.
+    public var currency: String
+    public var channel: OrderChannel
+    public var userId: String?
+    public var deviceId: String?
+    public var state: OrderState
+    public var lines: [OrderLine]
+    public var total: Int64
+    public var pickupStart: Timestamp
+    public var pickupEnd: Timestamp
+    public var placedAt: Timestamp
+    /// The customer's arrival was seen (region event) — the kitchen shows "customer here".
+    public var customerHere: Bool
+
+    public init(orderId: String, cafeId: String, cafeName: String, timeZone: String, currency: String, channel: OrderChannel, userId: String?, deviceId: String?, state: OrderState, lines: [OrderLine], total: Int64, pickupStart: Timestamp, pickupEnd: Timestamp, placedAt: Timestamp, customerHere: Bool) {
+        self.orderId = orderId
+        self.cafeId = cafeId
+        self.cafeName = cafeName
+        self.timeZone = timeZone
+        self.currency = currency
+        self.channel = channel
+        self.userId = userId
+        self.deviceId = deviceId
+        self.state = state
+        self.lines = lines
+        self.total = total
+        self.pickupStart = pickupStart
+        self.pickupEnd = pickupEnd
+        self.placedAt = placedAt
+        self.customerHere = customerHere
+    }
+}
+
+/// `order.<state>` on `order.<state>.<cafe>.`: an order changed state (or, for `order.arrived`,
+/// its customer arrived). Durable stream `order`.
+public struct OrderEvent: Codable, Sendable, Equatable {
+    public var order: OrderSnapshot
+    /// The state before this transition; nil for `order.placed`.
+    public var previous: OrderState?
+    /// Why, for cancellations and no-shows.
+    public var reason: String?
+    public var at: Timestamp
+
+    public init(order: OrderSnapshot, previous: OrderState?, reason: String?, at: Timestamp) {
+        self.order = order
+        self.previous = previous
+        self.reason = reason
+        self.at = at
+    }
+}

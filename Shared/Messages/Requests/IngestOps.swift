@@ -1,0 +1,97 @@
+/// `ingest.report` to beacon-ingest: what one phone saw since its last report.
+public struct IngestReport: Codable, Sendable, Equatable {
+    public var deviceId: String
+    /// The device's current authorization and capabilities; required on a device's first report.
+    public var status: DeviceStatusReport?
+    public var sightings: [RangingReport]?
+    public var fixes: [FixReport]?
+
+    public init(deviceId: String, status: DeviceStatusReport? = nil, sightings: [RangingReport]? = nil, fixes: [FixReport]? = nil) {
+        self.deviceId = deviceId
+        self.status = status
+        self.sightings = sightings
+        self.fixes = fixes
+    }
+}
+
+/// A device's authorization and capabilities as it reports them.
+public struct DeviceStatusReport: Codable, Sendable, Equatable {
+    public var authorization: Authorization
+    public var foreground: Bool
+    public var precise: Bool
+    public var monitoringAvailable: Bool
+    public var rangingAvailable: Bool
+
+    public init(authorization: Authorization, foreground: Bool, precise: Bool = true, monitoringAvailable: Bool = true, rangingAvailable: Bool = true) {
+        self.authorization = authorization
+        self.foreground = foreground
+        self.precise = precise
+        self.monitoringAvailable = monitoringAvailable
+        self.rangingAvailable = rangingAvailable
+    }
+}
+
+/// One raw ranging result, as `CLBeacon` delivers it.
+public struct RangingReport: Codable, Sendable, Equatable {
+    public var uuid: String
+    public var major: Int
+    public var minor: Int
+    public var rssi: Int
+    public var measuredPower: Int
+    public var timestamp: Timestamp
+
+    public init(uuid: String, major: Int, minor: Int, rssi: Int, measuredPower: Int, timestamp: Timestamp) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.rssi = rssi
+        self.measuredPower = measuredPower
+        self.timestamp = timestamp
+    }
+}
+
+/// One location fix, as `CLLocation` delivers it.
+public struct FixReport: Codable, Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+    public var horizontalAccuracy: Double
+    public var precise: Bool
+    public var timestamp: Timestamp
+
+    public init(latitude: Double, longitude: Double, horizontalAccuracy: Double, precise: Bool, timestamp: Timestamp) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.precise = precise
+        self.timestamp = timestamp
+    }
+}
+
+/// Why one item of a batch was refused.
+public struct Rejection: Codable, Sendable, Equatable {
+    /// "status", "sighting" or "fix".
+    public var kind: String
+    public var index: Int
+    public var code: String
+    public var message: String
+
+    public init(kind: String, index: Int, error: ServiceError) {
+        self.kind = kind
+        self.index = index
+        self.code = error.code
+        self.message = error.message
+    }
+}
+
+/// beacon-ingest's answer to a batch.
+public struct IngestResult: Codable, Sendable, Equatable {
+    public var accepted: Int
+    public var rejected: Int
+    public var rejections: [Rejection]
+
+    public init(accepted: Int, rejected: Int, rejections: [Rejection]) {
+        self.accepted = accepted
+        self.rejected = rejected
+        self.rejections = rejections
+    }
+}

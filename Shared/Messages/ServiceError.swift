@@ -1,0 +1,71 @@
+/// An error as it travels in a reply: a stable dotted code and a human message.
+public struct ServiceError: Error, Sendable, Codable, Equatable, CustomStringConvertible {
+    public let code: String
+    public let message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code.rawValue
+        self.message = message
+    }
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+/// Every error code the platform puts on the wire. Stable: clients match on these strings.
+public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    // Wire-level (any socket).
+    public static let malformed: ErrorCode = "request.malformed"
+    public static let unknownOp: ErrorCode = "request.unknownOp"
+    public static let invalidField: ErrorCode = "request.invalidField"
+    public static let tooLarge: ErrorCode = "request.tooLarge"
+    public static let internalError: ErrorCode = "internal.error"
+    public static let unknownType: ErrorCode = "message.unknownType"
+    public static let unsupportedVersion: ErrorCode = "message.unsupportedVersion"
+    public static let messageMalformed: ErrorCode = "message.malformed"
+    public static let messageTooLarge: ErrorCode = "message.tooLarge"
+    public static let unknownStream: ErrorCode = "replay.unknownStream"
+
+    // Location.
+    public static let authorizationDenied: ErrorCode = "location.authorizationDenied"
+    public static let authorizationRestricted: ErrorCode = "location.authorizationRestricted"
+    public static let authorizationNotDetermined: ErrorCode = "location.authorizationNotDetermined"
+    public static let notInForeground: ErrorCode = "location.notInForeground"
+    public static let oneTimeGrantExpired: ErrorCode = "location.oneTimeGrantExpired"
+    public static let rangingUnavailable: ErrorCode = "location.rangingUnavailable"
+    public static let unknownDevice: ErrorCode = "location.unknownDevice"
+    public static let unknownMonitor: ErrorCode = "monitor.unknown"
+    public static let unknownCondition: ErrorCode = "monitor.unknownCondition"
+
+    // Orders.
+    public static let unknownCafe: ErrorCode = "order.unknownCafe"
+    public static let unknownItem: ErrorCode = "order.unknownItem"
+    public static let invalidQuantity: ErrorCode = "order.invalidQuantity"
+    public static let windowFull: ErrorCode = "order.windowFull"
+    public static let windowClosed: ErrorCode = "order.windowClosed"
+    public static let windowPast: ErrorCode = "order.windowPast"
+    public static let unknownWindow: ErrorCode = "order.unknownWindow"
+    public static let unknownReservation: ErrorCode = "order.unknownReservation"
+    public static let reservationExpired: ErrorCode = "order.reservationExpired"
+    public static let paymentRequired: ErrorCode = "order.paymentRequired"
+    public static let invalidPaymentToken: ErrorCode = "order.invalidPaymentToken"
+    public static let idempotencyConflict: ErrorCode = "order.idempotencyConflict"
+    public static let invalidIdempotencyKey: ErrorCode = "order.invalidIdempotencyKey"
+    public static let unknownOrder: ErrorCode = "order.unknown"
+    public static let illegalTransition: ErrorCode = "order.illegalTransition"
+
+    // Kitchen.
+    public static let unknownTicket: ErrorCode = "kitchen.unknownTicket"
+    public static let ticketIllegalTransition: ErrorCode = "kitchen.illegalTransition"
+
+    // Notifications.
+    public static let unknownNotificationDevice: ErrorCode = "notify.unknownDevice"
+}

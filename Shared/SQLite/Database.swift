@@ -1,0 +1,123 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection, owned by one thread: WAL journal, a busy timeout, cached prepared statements.
+public final class Database {
+    private(set) var handle: OpaquePointer?
+    /// The file this connection opened (":memory:" for an in-memory database).
+    public let path: String
+    private var cache: [String: Statement] = [:]
+    private var transactionDepth = 0
+
+    /// Opens (creating if needed) the database at `path` in WAL mode, waiting up to
+    /// `busyTimeoutMilliseconds` for locks held by other connections.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &connection, flags, nil)
+        guard rc == SQLITE_OK, let connection else {
+            let error = SQLiteError(code: rc, connection: connection, context: "open \(path)")
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        self.handle = connection
+        self.path = path
+        sqlite3_extended_result_codes(connection, 1)
+        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        try execute("PRAGMA journal_mode=WAL")
+        // NORMAL is durable across process crashes in WAL mode (only an OS crash can lose the last commit).
+        try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    /// The journal mode in effect ("wal" after a successful open of a file database).
+    public var journalMode: String {
+        get throws(SQLiteError) { try query("PRAGMA journal_mode").first?.string("journal_mode") ?? "" }
+    }
+
+    private func connection(_ context: @autoclosure () -> String) throws(SQLiteError) -> OpaquePointer {
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "database is closed", context: context()) }
+        return handle
+    }
+
+    /// Runs one or more SQL statements with no parameters and no results.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        let db = try connection(sql)
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(db, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
+            sqlite3_free(message)
+            throw SQLiteError(code: rc, message: text, context: sql)
+        }
+    }
+
+    /// The cached prepared statement for `sql`, compiled on first use.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = cache[sql] { return statement }
+        _ = try connection(sql)
+        let statement = try Statement(database: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement with positional parameters; returns no rows.
+    public func run(_ sql: String, _ values: SQLiteBindable...) throws(SQLiteError) {
+        let statement = try prepare(sql)
+        try statement.bind(values.map(\.sqliteValue))
+        try statement.run()
+    }
+
+    /// Runs a query with positional parameters and returns its rows.
+    public func query(_ sql: String, _ values: SQLiteBindable...) throws(SQLiteError) -> [Row] {
+        let statement = try prepare(sql)
+        try statement.bind(values.map(\.sqliteValue))
+        return try statement.rows()
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+
+    /// The rowid of the last INSERT on this connection.
+    public var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+
+    /// Whether a transaction is open on this connection.
+    public var inTransaction: Bool { transactionDepth > 0 }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// The outer level is `BEGIN IMMEDIATE` so the write lock is taken up front (no deadlock
+    /// upgrading a read lock); nested calls use savepoints.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        let depth = transactionDepth
+        let savepoint = "sp\(depth)"
+        try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        transactionDepth += 1
+        do {
+            let result = try body()
+            transactionDepth -= 1
+            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+            return result
+        } catch {
+            transactionDepth = depth
+            if depth == 0 {
+                try? execute("ROLLBACK")
+            } else {
+                try? execute("ROLLBACK TO \(savepoint)")
+                try? execute("RELEASE \(savepoint)")
+            }
+            throw error
+        }
+    }
+
+    /// Finalizes every statement and closes the connection. Safe to call twice.
+    public func close() {
+        guard let handle else { return }
+        for statement in cache.values { statement.finalize() }
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+        self.handle = nil
+    }
+
+    deinit { close() }
+}

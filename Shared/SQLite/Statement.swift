@@ -1,0 +1,98 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement: compiled once, bound, stepped, reset for the next use.
+public final class Statement {
+    let handle: OpaquePointer
+    unowned let database: Database
+    public let sql: String
+    private lazy var columns: [String: Int] = {
+        var map: [String: Int] = [:]
+        for i in 0..<sqlite3_column_count(handle) {
+            map[String(cString: sqlite3_column_name(handle, i))] = Int(i)
+        }
+        return map
+    }()
+
+    init(database: Database, sql: String) throws(SQLiteError) {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v2(database.handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw SQLiteError(code: rc, connection: database.handle, context: "prepare: \(sql)")
+        }
+        self.handle = statement
+        self.database = database
+        self.sql = sql
+    }
+
+    /// Binds positional parameters (`?`) in order, replacing earlier bindings.
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == expected else {
+            throw SQLiteError(code: SQLITE_RANGE, message: "expected \(expected) parameters, got \(values.count)", context: sql)
+        }
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, cafe_sqlite_transient())
+            case .blob(let d):
+                rc = d.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), cafe_sqlite_transient()) }
+            }
+            if rc != SQLITE_OK { throw SQLiteError(code: rc, connection: database.handle, context: "bind \(index): \(sql)") }
+        }
+    }
+
+    /// Runs the statement to completion, returning every row.
+    public func rows() throws(SQLiteError) -> [Row] {
+        defer { sqlite3_reset(handle) }
+        var result: [Row] = []
+        while true {
+            let rc = sqlite3_step(handle)
+            if rc == SQLITE_DONE { return result }
+            guard rc == SQLITE_ROW else { throw SQLiteError(code: rc, connection: database.handle, context: sql) }
+            result.append(currentRow())
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    public func run() throws(SQLiteError) {
+        defer { sqlite3_reset(handle) }
+        while true {
+            let rc = sqlite3_step(handle)
+            if rc == SQLITE_DONE { return }
+            if rc != SQLITE_ROW { throw SQLiteError(code: rc, connection: database.handle, context: sql) }
+        }
+    }
+
+    private func currentRow() -> Row {
+        let count = sqlite3_column_count(handle)
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(Int(count))
+        for i in 0..<count {
+            switch sqlite3_column_type(handle, i) {
+            case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(handle, i)))
+            case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(handle, i)))
+            case SQLITE_TEXT: values.append(.text(String(cString: sqlite3_column_text(handle, i))))
+            case SQLITE_BLOB:
+                let size = Int(sqlite3_column_bytes(handle, i))
+                if let bytes = sqlite3_column_blob(handle, i), size > 0 {
+                    values.append(.blob(Data(bytes: bytes, count: size)))
+                } else {
+                    values.append(.blob(Data()))
+                }
+            default: values.append(.null)
+            }
+        }
+        return Row(values: values, columns: columns)
+    }
+
+    func finalize() {
+        sqlite3_finalize(handle)
+    }
+}

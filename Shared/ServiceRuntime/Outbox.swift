@@ -1,0 +1,112 @@
+import Foundation
+import Messages
+import SQLite
+
+/// The transactional outbox: events are written in the same SQLite transaction as the state
+/// change that caused them, numbered contiguously per stream, and published from the table.
+///
+/// A crash after commit and before sending loses nothing (the next flush sends it); a crash after
+/// sending and before marking it sent re-sends it (consumers dedupe by stream and seq). The table
+/// doubles as the replay log that consumers catch up from.
+public final class Outbox {
+    public static let migrations = [
+        Migration(1, """
+            CREATE TABLE outbox (
+                stream TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                topic TEXT NOT NULL,
+                envelope BLOB NOT NULL,
+                created_ms INTEGER NOT NULL,
+                PRIMARY KEY (stream, seq)
+            ) WITHOUT ROWID;
+            CREATE TABLE outbox_published (stream TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+            """),
+    ]
+
+    private let db: Database
+    /// This publisher's instance name, the envelope's `source`.
+    public let source: String
+    private let clock: any WallClock
+    private var published: [String: UInt64] = [:]
+
+    public init(db: Database, source: String, clock: any WallClock) throws {
+        self.db = db
+        self.source = source
+        self.clock = clock
+        try db.migrate("outbox", Self.migrations)
+        for row in try db.query("SELECT stream, seq FROM outbox_published") {
+            published[row.string("stream")] = UInt64(row.int64("seq"))
+        }
+    }
+
+    /// Writes an event into the current transaction and returns its envelope.
+    /// Must be called inside `db.transaction`, together with the change it announces.
+    @discardableResult
+    public func append(_ type: EventType, topic: String, stream: String, body: EventBody) throws -> Envelope {
+        precondition(db.inTransaction, "outbox events are written in the transaction of the change they announce")
+        let seq = try lastSeq(stream) + 1
+        let envelope = Envelope(type: type, source: source, stream: stream, seq: seq, time: clock.now(), body: body)
+        try db.run("INSERT INTO outbox (stream, seq, topic, envelope, created_ms) VALUES (?, ?, ?, ?, ?)",
+                   stream, seq, topic, Wire.encode(envelope), envelope.time.milliseconds)
+        return envelope
+    }
+
+    /// The last sequence number written to `stream` (0 when none).
+    public func lastSeq(_ stream: String) throws -> UInt64 {
+        UInt64(try db.query("SELECT MAX(seq) AS seq FROM outbox WHERE stream = ?", stream).first?.int64("seq") ?? 0)
+    }
+
+    /// The last sequence number of every stream this outbox has written.
+    public func lastSeqs() throws -> [String: UInt64] {
+        var result: [String: UInt64] = [:]
+        for row in try db.query("SELECT stream, MAX(seq) AS seq FROM outbox GROUP BY stream") {
+            result[row.string("stream")] = UInt64(row.int64("seq"))
+        }
+        return result
+    }
+
+    /// Events written and not yet handed to the socket.
+    public func pendingCount() throws -> Int {
+        var pending = 0
+        for (stream, last) in try lastSeqs() {
+            pending += Int(last - min(last, published[stream] ?? 0))
+        }
+        return pending
+    }
+
+    /// Hands every unpublished event to `send` in sequence order, then records how far it got.
+    /// Stops at the first send that fails; the rest goes out on the next flush.
+    public func flush(batch: Int = 1000, _ send: (_ topic: String, _ envelope: Data) throws -> Void) throws {
+        for (stream, last) in try lastSeqs() where last > (published[stream] ?? 0) {
+            let from = (published[stream] ?? 0) + 1
+            let rows = try db.query("SELECT seq, topic, envelope FROM outbox WHERE stream = ? AND seq >= ? ORDER BY seq LIMIT ?", stream, from, batch)
+            var sent: UInt64?
+            defer {
+                if let sent {
+                    published[stream] = sent
+                    try? db.run("INSERT INTO outbox_published (stream, seq) VALUES (?, ?) ON CONFLICT(stream) DO UPDATE SET seq = excluded.seq", stream, sent)
+                }
+            }
+            for row in rows {
+                try send(row.string("topic"), row.data("envelope"))
+                sent = UInt64(row.int64("seq"))
+            }
+        }
+    }
+
+    /// Up to `limit` events of `stream` from `fromSeq` on, as published: (seq, topic, envelope JSON).
+    public func replay(stream: String, fromSeq: UInt64, limit: Int) throws -> [(seq: UInt64, topic: String, envelope: Data)] {
+        try db.query("SELECT seq, topic, envelope FROM outbox WHERE stream = ? AND seq >= ? ORDER BY seq LIMIT ?", stream, max(fromSeq, 1), limit)
+            .map { (UInt64($0.int64("seq")), $0.string("topic"), $0.data("envelope")) }
+    }
+
+    /// Deletes published events older than `before`, keeping the newest of each stream so
+    /// sequence numbers continue after a restart.
+    public func prune(before: Timestamp) throws {
+        try db.transaction {
+            for (stream, sent) in published {
+                try db.run("DELETE FROM outbox WHERE stream = ? AND seq < ? AND created_ms < ?", stream, sent, before.milliseconds)
+            }
+        }
+    }
+}

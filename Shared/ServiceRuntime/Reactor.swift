@@ -1,0 +1,76 @@
+import Foundation
+import Messages
+import ZeroMQ
+
+/// A service's one event loop: polls its sockets, fires due timers, stops on shutdown.
+///
+/// Everything a service does happens on the thread that calls `run()`: sockets are created, used
+/// and closed there, so no socket crosses threads.
+public final class Reactor {
+    private var poller = Poller()
+    private var handlers: [() throws -> Void] = []
+    private var timers: [Timer] = []
+    private let shutdown: ShutdownSignal
+    private let logger: Logger
+    /// The longest a poll waits, so a shutdown request is seen promptly.
+    private let maxWaitMilliseconds: Int
+
+    struct Timer {
+        let name: String
+        let interval: Double
+        var due: Double
+        let action: () throws -> Void
+    }
+
+    public init(shutdown: ShutdownSignal, logger: Logger, maxWaitMilliseconds: Int = 100) {
+        self.shutdown = shutdown
+        self.logger = logger
+        self.maxWaitMilliseconds = maxWaitMilliseconds
+    }
+
+    /// Calls `handler` whenever `socket` is readable. The handler should drain what is queued.
+    public func onReadable(_ socket: Socket, _ handler: @escaping () throws -> Void) {
+        poller.register(socket, events: .readable)
+        handlers.append(handler)
+    }
+
+    /// Calls `action` every `seconds`, first after one interval.
+    public func every(_ seconds: Double, name: String, _ action: @escaping () throws -> Void) {
+        timers.append(Timer(name: name, interval: seconds, due: Self.monotonic() + seconds, action: action))
+    }
+
+    /// Runs until shutdown is requested. A failing handler is logged, not fatal: one bad
+    /// message must not take the service down.
+    public func run() {
+        while !shutdown.isRequested {
+            let now = Self.monotonic()
+            let nextDue = timers.map(\.due).min() ?? (now + 1)
+            let wait = max(0, min(maxWaitMilliseconds, Int(((nextDue - now) * 1000).rounded(.up))))
+            let ready: [Int]
+            do {
+                ready = try poller.poll(timeoutMilliseconds: wait)
+            } catch {
+                logger.error("poll failed", ["error": "\(error)"])
+                if error.isTerminated { return }
+                continue
+            }
+            for index in ready {
+                do { try handlers[index]() } catch { logger.error("socket handler failed", ["error": "\(error)"]) }
+            }
+            let after = Self.monotonic()
+            for index in timers.indices where timers[index].due <= after {
+                timers[index].due = after + timers[index].interval
+                do { try timers[index].action() } catch {
+                    logger.error("timer failed", ["timer": timers[index].name, "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Seconds on a monotonic clock (never jumps with wall-clock changes).
+    public static func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

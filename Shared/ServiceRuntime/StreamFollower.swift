@@ -1,0 +1,165 @@
+import Foundation
+import Messages
+import SQLite
+import ZeroMQ
+
+/// Consumes durable streams exactly once, in order, across restarts (the ZeroMQ guide's Clone
+/// pattern): subscribe first, apply each event with its cursor in one transaction, detect gaps by
+/// sequence and tail loss by heartbeats, and catch up with `replay` from the publisher's outbox.
+public final class StreamFollower {
+    public static let migrations = [
+        Migration(1, """
+            CREATE TABLE consumer_cursors (
+                source TEXT NOT NULL,
+                stream TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                PRIMARY KEY (source, stream)
+            ) WITHOUT ROWID;
+            """),
+    ]
+
+    /// What applying an event did.
+    public enum Outcome: Equatable {
+        case applied, duplicate, gap, deadLettered
+    }
+
+    private let db: Database
+    private let logger: Logger
+    private let context: Context
+    /// Streams followed with cursors; events of other streams (sightings) are applied as they come.
+    public let durableStreams: Set<String>
+    /// Topic prefixes this consumer subscribed to; replayed events outside them only move the cursor.
+    public let prefixes: [String]
+    private var cursors: [String: UInt64] = [:]
+    private var endpoints: [String: String] = [:]
+    private var clients: [String: RequestClient] = [:]
+    private let apply: (String, Envelope) throws -> Void
+    private let deadLetter: (String, Envelope?, Data, Error) -> Void
+
+    /// Counters for health.
+    public private(set) var appliedCount = 0
+    public private(set) var duplicateCount = 0
+    public private(set) var replayedCount = 0
+
+    public init(db: Database, logger: Logger, context: Context, durableStreams: Set<String>, prefixes: [String],
+                apply: @escaping (String, Envelope) throws -> Void,
+                deadLetter: @escaping (String, Envelope?, Data, Error) -> Void) throws {
+        self.db = db
+        self.logger = logger
+        self.context = context
+        self.durableStreams = durableStreams
+        self.prefixes = prefixes
+        self.apply = apply
+        self.deadLetter = deadLetter
+        try db.migrate("consumer", Self.migrations)
+        for row in try db.query("SELECT source, stream, seq FROM consumer_cursors") {
+            cursors[key(row.string("source"), row.string("stream"))] = UInt64(row.int64("seq"))
+        }
+    }
+
+    private func key(_ source: String, _ stream: String) -> String { source + "\u{1}" + stream }
+
+    /// The last applied sequence number of a publisher's stream.
+    public func cursor(source: String, stream: String) -> UInt64 { cursors[key(source, stream)] ?? 0 }
+
+    /// Every cursor, "source/stream" → seq, for health.
+    public var cursorSummary: [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: cursors.map { ($0.key.replacingOccurrences(of: "\u{1}", with: "/"), $0.value) })
+    }
+
+    /// Handles one event from the bus.
+    @discardableResult
+    public func receive(topic: String, envelope: Envelope, raw: Data) -> Outcome {
+        if case .heartbeat(let heartbeat) = envelope.body {
+            observe(heartbeat, source: envelope.source)
+            return .applied
+        }
+        guard durableStreams.contains(envelope.stream) else {
+            do {
+                try apply(topic, envelope)
+                appliedCount += 1
+                return .applied
+            } catch {
+                deadLetter(topic, envelope, raw, error)
+                return .deadLettered
+            }
+        }
+        let current = cursor(source: envelope.source, stream: envelope.stream)
+        if envelope.seq <= current {
+            duplicateCount += 1
+            return .duplicate
+        }
+        if envelope.seq > current + 1 {
+            logger.info("gap in stream, catching up", ["stream": envelope.stream, "source": envelope.source, "cursor": "\(current)", "seq": "\(envelope.seq)"])
+            catchUp(source: envelope.source, stream: envelope.stream, through: envelope.seq - 1)
+            if cursor(source: envelope.source, stream: envelope.stream) != envelope.seq - 1 { return .gap }
+        }
+        return applyInOrder(topic: topic, envelope: envelope, raw: raw)
+    }
+
+    private func applyInOrder(topic: String, envelope: Envelope, raw: Data) -> Outcome {
+        let k = key(envelope.source, envelope.stream)
+        do {
+            try db.transaction {
+                if wanted(topic) { try apply(topic, envelope) }
+                try storeCursor(envelope.source, envelope.stream, envelope.seq)
+            }
+            cursors[k] = envelope.seq
+            appliedCount += 1
+            return .applied
+        } catch {
+            // A poison event must not block the stream forever: dead-letter it and move on.
+            deadLetter(topic, envelope, raw, error)
+            try? db.transaction { try storeCursor(envelope.source, envelope.stream, envelope.seq) }
+            cursors[k] = envelope.seq
+            return .deadLettered
+        }
+    }
+
+    private func storeCursor(_ source: String, _ stream: String, _ seq: UInt64) throws {
+        try db.run("INSERT INTO consumer_cursors (source, stream, seq) VALUES (?, ?, ?) ON CONFLICT(source, stream) DO UPDATE SET seq = excluded.seq", source, stream, seq)
+    }
+
+    private func wanted(_ topic: String) -> Bool { prefixes.contains { topic.hasPrefix($0) } }
+
+    /// A publisher's heartbeat: remember where it answers replay, catch up any stream we are behind on.
+    public func observe(_ heartbeat: Heartbeat, source: String) {
+        if endpoints[source] != heartbeat.replayEndpoint {
+            endpoints[source] = heartbeat.replayEndpoint
+            clients[source]?.close()
+            clients[source] = nil
+        }
+        for (stream, last) in heartbeat.streams where durableStreams.contains(stream) && last > cursor(source: source, stream: stream) {
+            catchUp(source: source, stream: stream, through: last)
+        }
+    }
+
+    /// Replays `stream` from the publisher until our cursor reaches `through` or the publisher
+    /// has nothing more. Failures are logged; the next heartbeat tries again.
+    public func catchUp(source: String, stream: String, through target: UInt64) {
+        guard let endpoint = endpoints[source] else { return }
+        let client = clients[source] ?? RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 1_000)
+        clients[source] = client
+        while cursor(source: source, stream: stream) < target {
+            let from = cursor(source: source, stream: stream) + 1
+            let reply: ReplayReply
+            do {
+                reply = try client.call(Op.replay, ReplayRequest(stream: stream, fromSeq: from, limit: 500), as: ReplayReply.self)
+            } catch {
+                logger.warning("replay failed", ["source": source, "stream": stream, "endpoint": endpoint, "error": "\(error)"])
+                return
+            }
+            if reply.events.isEmpty { return }
+            for event in reply.events where event.envelope.seq > cursor(source: source, stream: stream) {
+                _ = applyInOrder(topic: event.topic, envelope: event.envelope, raw: Wire.encode(event.envelope))
+                replayedCount += 1
+            }
+        }
+    }
+
+    /// Closes replay clients on the owning thread.
+    public func close() {
+        for client in clients.values { client.close() }
+        clients.removeAll()
+    }
+}

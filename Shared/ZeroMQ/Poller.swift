@@ -1,0 +1,50 @@
+import CZeroMQ
+
+/// Waits on several sockets at once with `zmq_poll`.
+///
+/// Used by a service's reactor thread: it registers its sockets once, then polls with a timeout
+/// that ends at the next timer.
+public struct Poller {
+    /// What to wait for on a socket.
+    public struct Events: OptionSet, Sendable {
+        public let rawValue: Int16
+        public init(rawValue: Int16) { self.rawValue = rawValue }
+        public static let readable = Events(rawValue: Int16(ZMQ_POLLIN))
+        public static let writable = Events(rawValue: Int16(ZMQ_POLLOUT))
+    }
+
+    private var sockets: [Socket] = []
+    private var items: [zmq_pollitem_t] = []
+
+    public init() {}
+
+    /// Adds a socket; returns its index in the results of `poll`.
+    @discardableResult
+    public mutating func register(_ socket: Socket, events: Events = .readable) -> Int {
+        sockets.append(socket)
+        items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: events.rawValue, revents: 0))
+        return sockets.count - 1
+    }
+
+    /// Waits until a registered socket is ready or the timeout passes (-1 waits forever, 0 checks).
+    /// Returns the indices of the ready sockets; empty on timeout or when a signal interrupted the wait.
+    public mutating func poll(timeoutMilliseconds: Int) throws(ZeroMQError) -> [Int] {
+        for i in items.indices { items[i].socket = sockets[i].handle }
+        let count = items.count
+        let rc = items.withUnsafeMutableBufferPointer { zmq_poll($0.baseAddress, Int32(count), timeoutMilliseconds) }
+        if rc < 0 {
+            let error = ZeroMQError.last("zmq_poll")
+            if error.isInterrupted { return [] }
+            throw error
+        }
+        if rc == 0 { return [] }
+        return items.indices.filter { items[$0].revents != 0 }
+    }
+
+    /// Waits for one socket; true when it became ready before the timeout.
+    public static func wait(for socket: Socket, events: Events, timeoutMilliseconds: Int32) throws(ZeroMQError) -> Bool {
+        var poller = Poller()
+        poller.register(socket, events: events)
+        return try !poller.poll(timeoutMilliseconds: Int(timeoutMilliseconds)).isEmpty
+    }
+}

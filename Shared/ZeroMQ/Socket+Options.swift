@@ -1,0 +1,94 @@
+import CZeroMQ
+
+/// Typed access to the socket options the platform sets.
+extension Socket {
+    func setIntOption(_ option: Int32, _ value: Int32, _ name: String) throws(ZeroMQError) {
+        let h = try live("zmq_setsockopt \(name)")
+        var v = value
+        if zmq_setsockopt(h, option, &v, MemoryLayout<Int32>.size) != 0 { throw .last("zmq_setsockopt \(name)") }
+    }
+
+    func intOption(_ option: Int32, _ name: String) throws(ZeroMQError) -> Int32 {
+        let h = try live("zmq_getsockopt \(name)")
+        var v: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        if zmq_getsockopt(h, option, &v, &size) != 0 { throw .last("zmq_getsockopt \(name)") }
+        return v
+    }
+
+    func setBytesOption(_ option: Int32, _ bytes: [UInt8], _ name: String) throws(ZeroMQError) {
+        let h = try live("zmq_setsockopt \(name)")
+        let rc = bytes.withUnsafeBytes { zmq_setsockopt(h, option, $0.baseAddress, $0.count) }
+        if rc != 0 { throw .last("zmq_setsockopt \(name)") }
+    }
+
+    func stringOption(_ option: Int32) throws(ZeroMQError) -> String {
+        let h = try live("zmq_getsockopt")
+        var buffer = [CChar](repeating: 0, count: 1024)
+        var size = buffer.count
+        if zmq_getsockopt(h, option, &buffer, &size) != 0 { throw .last("zmq_getsockopt") }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Messages queued for sending before the socket blocks or drops (per peer).
+    public func setSendHighWaterMark(_ messages: Int32) throws(ZeroMQError) { try setIntOption(ZMQ_SNDHWM, messages, "ZMQ_SNDHWM") }
+    /// Messages queued on receipt before the peer is pushed back or messages dropped.
+    public func setReceiveHighWaterMark(_ messages: Int32) throws(ZeroMQError) { try setIntOption(ZMQ_RCVHWM, messages, "ZMQ_RCVHWM") }
+    /// How long `close()` keeps unsent messages, in milliseconds (0 drops them, -1 waits forever).
+    public func setLinger(milliseconds: Int32) throws(ZeroMQError) { try setIntOption(ZMQ_LINGER, milliseconds, "ZMQ_LINGER") }
+    /// Blocking send gives up with EAGAIN after this long (-1: never).
+    public func setSendTimeout(milliseconds: Int32) throws(ZeroMQError) { try setIntOption(ZMQ_SNDTIMEO, milliseconds, "ZMQ_SNDTIMEO") }
+    /// Blocking receive gives up with EAGAIN after this long (-1: never).
+    public func setReceiveTimeout(milliseconds: Int32) throws(ZeroMQError) { try setIntOption(ZMQ_RCVTIMEO, milliseconds, "ZMQ_RCVTIMEO") }
+    /// Peers sending a larger frame are disconnected (-1: no limit).
+    public func setMaxMessageSize(bytes: Int64) throws(ZeroMQError) {
+        let h = try live("zmq_setsockopt ZMQ_MAXMSGSIZE")
+        var v = bytes
+        if zmq_setsockopt(h, ZMQ_MAXMSGSIZE, &v, MemoryLayout<Int64>.size) != 0 { throw .last("zmq_setsockopt ZMQ_MAXMSGSIZE") }
+    }
+    /// ZMTP heartbeats: ping every `interval`, drop the peer after `timeout` without traffic, ask peers to use `ttl`.
+    public func setHeartbeat(intervalMilliseconds: Int32, timeoutMilliseconds: Int32, ttlMilliseconds: Int32 = 0) throws(ZeroMQError) {
+        try setIntOption(ZMQ_HEARTBEAT_IVL, intervalMilliseconds, "ZMQ_HEARTBEAT_IVL")
+        try setIntOption(ZMQ_HEARTBEAT_TIMEOUT, timeoutMilliseconds, "ZMQ_HEARTBEAT_TIMEOUT")
+        if ttlMilliseconds > 0 { try setIntOption(ZMQ_HEARTBEAT_TTL, ttlMilliseconds, "ZMQ_HEARTBEAT_TTL") }
+    }
+    /// Reconnect after `milliseconds`, backing off up to `maxMilliseconds` (0: no back-off).
+    public func setReconnectInterval(milliseconds: Int32, maxMilliseconds: Int32 = 0) throws(ZeroMQError) {
+        try setIntOption(ZMQ_RECONNECT_IVL, milliseconds, "ZMQ_RECONNECT_IVL")
+        try setIntOption(ZMQ_RECONNECT_IVL_MAX, maxMilliseconds, "ZMQ_RECONNECT_IVL_MAX")
+    }
+    /// Queue messages only to completed connections (REQ/DEALER/PUSH: no message parked on a dead peer).
+    public func setImmediate(_ on: Bool) throws(ZeroMQError) { try setIntOption(ZMQ_IMMEDIATE, on ? 1 : 0, "ZMQ_IMMEDIATE") }
+    /// REQ: allow a new request after a lost reply, matching replies to requests.
+    public func setRequestRelaxed(_ on: Bool) throws(ZeroMQError) {
+        try setIntOption(ZMQ_REQ_RELAXED, on ? 1 : 0, "ZMQ_REQ_RELAXED")
+        try setIntOption(ZMQ_REQ_CORRELATE, on ? 1 : 0, "ZMQ_REQ_CORRELATE")
+    }
+    /// XPUB: pass every (un)subscription upstream, duplicates included, so a proxy chain stays exact.
+    public func setXPubVerbose(_ on: Bool) throws(ZeroMQError) { try setIntOption(ZMQ_XPUB_VERBOSE, on ? 1 : 0, "ZMQ_XPUB_VERBOSE") }
+    /// SUB: receive messages whose topic frame starts with `prefix` ("" receives everything).
+    public func subscribe(_ prefix: String) throws(ZeroMQError) { try setBytesOption(ZMQ_SUBSCRIBE, Array(prefix.utf8), "ZMQ_SUBSCRIBE") }
+    /// SUB: stop receiving a prefix subscribed before.
+    public func unsubscribe(_ prefix: String) throws(ZeroMQError) { try setBytesOption(ZMQ_UNSUBSCRIBE, Array(prefix.utf8), "ZMQ_UNSUBSCRIBE") }
+    /// Whether the last received frame has more frames after it.
+    public var hasMore: Bool { get throws(ZeroMQError) { try intOption(ZMQ_RCVMORE, "ZMQ_RCVMORE") != 0 } }
+    /// Current send high-water mark.
+    public var sendHighWaterMark: Int32 { get throws(ZeroMQError) { try intOption(ZMQ_SNDHWM, "ZMQ_SNDHWM") } }
+    /// Current linger in milliseconds.
+    public var linger: Int32 { get throws(ZeroMQError) { try intOption(ZMQ_LINGER, "ZMQ_LINGER") } }
+
+    /// Makes this socket a CURVE server with its long-term secret key (Z85, 40 characters).
+    /// Clients are authenticated by the ZAP handler of the context; without one libzmq accepts any client.
+    public func setCurveServer(secretKey: String) throws(ZeroMQError) {
+        try setIntOption(ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER")
+        try setBytesOption(ZMQ_CURVE_SECRETKEY, Array(secretKey.utf8), "ZMQ_CURVE_SECRETKEY")
+    }
+    /// Makes this socket a CURVE client of the server with `serverKey`, using its own key pair (Z85).
+    public func setCurveClient(serverKey: String, publicKey: String, secretKey: String) throws(ZeroMQError) {
+        try setBytesOption(ZMQ_CURVE_SERVERKEY, Array(serverKey.utf8), "ZMQ_CURVE_SERVERKEY")
+        try setBytesOption(ZMQ_CURVE_PUBLICKEY, Array(publicKey.utf8), "ZMQ_CURVE_PUBLICKEY")
+        try setBytesOption(ZMQ_CURVE_SECRETKEY, Array(secretKey.utf8), "ZMQ_CURVE_SECRETKEY")
+    }
+    /// The ZAP domain this socket authenticates in.
+    public func setZAPDomain(_ domain: String) throws(ZeroMQError) { try setBytesOption(ZMQ_ZAP_DOMAIN, Array(domain.utf8), "ZMQ_ZAP_DOMAIN") }
+}
