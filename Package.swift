@@ -36,7 +36,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
-        .target(name: "Messages", path: "Shared/Messages"),
+        .target(name: "Messages", path: "Shared/Messages", exclude: ["PROTOCOL.md"]),
         .target(name: "Campus", dependencies: ["Messages"], path: "Shared/Campus"),
         .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages"], path: "Shared/ServiceRuntime"),
     ]

@@ -1,1 +1,75 @@
-print("x")
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+// cafectl: the operator's and the client's command line. Tails topics, publishes, checks health,
+// and plays the phone, the chef and the kiosk against the services' request sockets.
+
+let help = """
+cafectl: operate and drive the Campus Café platform
+
+operator:
+  cafectl tail <prefix>... [--pretty] [--count N]    one JSON line per message ("" = every topic)
+  cafectl publish <topic> <envelope-json>            send one raw message to the bus
+  cafectl health [service...]                        ask every service (or the named ones) for health
+  cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.flag).joined(separator: ", "))
+
+phone / kiosk:
+  cafectl phone status --device D --authorization whenInUse [--foreground true] [--ranging true] [--precise true]
+  cafectl phone sight --device D --uuid U --major N --minor N [--rssi -60] [--power -59] [--count 1]
+  cafectl phone fix --device D --lat X --lon Y [--accuracy 10] [--precise true]
+  cafectl prefs set closestToMe|<cafe-id> --user U       cafectl prefs get --user U
+  cafectl menu --user U [--device D] [--locale en_US]
+  cafectl windows --cafe C [--locale L] [--count 8]
+  cafectl reserve --cafe C [--start next|<rfc3339>] [--user U] [--locale L]
+  cafectl order place --cafe C --reservation R --item id[:qty[:mod,mod]]... [--user U] [--device D]
+                      [--payment tok_...] [--channel app|kiosk] [--key K] [--locale L]
+  cafectl order get <order-id> [--locale L]
+  cafectl notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]
+  cafectl inbox --device D [--since <notification-id>]
+
+kitchen and location:
+  cafectl kds tickets [--cafe C] [--station S] [--all true]
+  cafectl kds start <ticket-id>       cafectl kds bump <ticket-id>
+  cafectl monitor identifiers         cafectl monitor record <identifier> --device D
+  cafectl nearest --device D
+
+endpoints (flag, else env CAFE_<NAME>_ENDPOINT, else the local default):
+  --bus tcp://127.0.0.1:7403  --ingest :7410  --region :7420  --orders :7430  --kitchen :7440  --notify :7450
+  --bus-pub tcp://127.0.0.1:7401  --bus-sub tcp://127.0.0.1:7402  --timeout-ms 5000
+common: --pretty prints indented JSON. Exit 0 on success, 1 when a service refuses (code and message on stderr), 2 on usage errors.
+"""
+
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("cafectl: \(message)\n".utf8))
+    exit(code)
+}
+
+do {
+    var args = try Arguments(Array(CommandLine.arguments.dropFirst()))
+    if args.words.isEmpty || args.words.first == "help" || args.flags["help"] != nil {
+        print(help)
+        exit(0)
+    }
+    let endpoints = Endpoints(args)
+    switch args.words[0] {
+    case "tail":
+        exit(try TailCommand.run(&args, endpoints: endpoints))
+    case "publish":
+        exit(try PublishCommand.run(&args, endpoints: endpoints))
+    case "health":
+        exit(try HealthCommand.run(&args, endpoints: endpoints))
+    case "request":
+        exit(try RawRequestCommand.run(&args, endpoints: endpoints))
+    default:
+        let pretty = try args.bool("pretty", default: false)
+        try ClientCommands(endpoints: endpoints, context: try Context(), pretty: pretty).run(&args)
+    }
+} catch let error as UsageError {
+    fail(error.description, code: 2)
+} catch let error as ServiceError {
+    fail("\(error.code): \(error.message)", code: 1)
+} catch {
+    fail("\(error)", code: 1)
+}

@@ -27,15 +27,29 @@ public struct PickupCalendar: Sendable {
     /// The first `count` window starts that begin after `now`, within opening hours (searching up to 8 days).
     public func windows(after now: Timestamp, count: Int) -> [Timestamp] {
         var result: [Timestamp] = []
-        let step = Int64(cafe.pickup.windowMinutes) * 60_000
-        // Align to the window grid of local time: local midnight is a grid point.
-        let startOfDay = Timestamp(calendar.startOfDay(for: now.date))
-        var candidate = startOfDay.milliseconds + ((now.milliseconds - startOfDay.milliseconds) / step + 1) * step
         let limit = now.milliseconds + 8 * 86_400_000
-        while result.count < count, candidate < limit {
-            let t = Timestamp(milliseconds: candidate)
-            if isWindowStart(t) { result.append(t) }
-            candidate += step
+        var day = calendar.startOfDay(for: now.date)
+        // Walk each local day's grid in wall-clock minutes from its own midnight. A fixed step in
+        // milliseconds from one midnight drifts off the grid after a daylight-saving change (by an
+        // hour: every start of a 90- or 120-minute window would then be off the grid).
+        while result.count < count, Timestamp(day).milliseconds < limit {
+            guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
+            let nextDay = calendar.startOfDay(for: next)
+            // Without a change that day, wall-clock minutes are plain offsets from midnight (cheap);
+            // on the day of a change, the calendar resolves each one.
+            let steady = calendar.timeZone.secondsFromGMT(for: day) == calendar.timeZone.secondsFromGMT(for: nextDay)
+            for minute in stride(from: 0, to: 1440, by: cafe.pickup.windowMinutes) {
+                let date = steady
+                    ? day.addingTimeInterval(Double(minute * 60))
+                    : calendar.date(bySettingHour: minute / 60, minute: minute % 60, second: 0, of: day)
+                guard result.count < count, let date else { break }
+                let start = Timestamp(date)
+                if start.milliseconds >= limit { break }
+                // A time skipped by the change resolves to a later one; take each start once, in order.
+                let isNew = start > (result.last ?? now)
+                if isNew, isWindowStart(start) { result.append(start) }
+            }
+            day = nextDay
         }
         return result
     }

@@ -10,7 +10,15 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public var milliseconds: Int64
 
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
-    public init(_ date: Date) { self.milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// Truncates `date` to the millisecond.
+    public init(_ date: Date) {
+        // A whole millisecond is not exact in binary seconds, so the Date of one can sit a hair
+        // below it; flooring that would give the millisecond before (Timestamp(t.date) != t).
+        // Values within a few ulps of a whole millisecond are taken as that millisecond.
+        let scaled = date.timeIntervalSince1970 * 1000
+        let nearest = scaled.rounded()
+        self.milliseconds = Int64(abs(scaled - nearest) <= max(1e-3, 8 * nearest.ulp) ? nearest : scaled.rounded(.down))
+    }
 
     public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
@@ -70,7 +78,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         guard i < b.count else { return nil }
         if b[i] == 90 || b[i] == 122 {
             i += 1
-        } else if b[i] == 43 || b[i] == 45, let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 58, let om = digits(i + 4, 2) {
+        } else if b[i] == 43 || b[i] == 45, let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 58, let om = digits(i + 4, 2),
+                  oh < 24, om < 60 {
             offsetMinutes = (oh * 60 + om) * (b[i] == 45 ? -1 : 1)
             i += 6
         } else {

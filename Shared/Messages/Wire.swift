@@ -5,10 +5,13 @@ public enum Wire {
     /// Frames above this size are refused before parsing (configurable per socket with `maxBytes`).
     public static let defaultMaxFrameBytes = 256 * 1024
 
-    /// Encodes any wire value as compact JSON.
+    /// Encodes any wire value as compact JSON with sorted keys, so the same value always gives
+    /// the same bytes and operators tailing a topic read fields in a stable order.
     public static func encode<T: Encodable>(_ value: T) -> Data {
         do {
-            return try JSONEncoder().encode(value)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return try encoder.encode(value)
         } catch {
             // Our own types always encode; a failure here is a programming error, not input.
             preconditionFailure("encoding \(T.self) failed: \(error)")
@@ -45,6 +48,9 @@ public enum Wire {
         } catch let error as WireError {
             throw error
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, let field = unfitNumberField(T.self, in: frame) {
+                throw WireError(malformed, "field \(field) must be a number of its type (a whole number for an integer, not negative for an unsigned one, in range)")
+            }
             throw WireError(malformed, describe(error))
         } catch {
             throw WireError(malformed, "\(error)")
@@ -78,6 +84,83 @@ public enum Wire {
         case is Int.Type, is Int64.Type, is UInt64.Type, is Int32.Type: "an integer"
         case is Double.Type: "a number"
         default: "\(type)"
+        }
+    }
+}
+
+// MARK: - Numbers that do not fit their field
+
+extension Wire {
+    private enum PathElement {
+        case key(String)
+        case index(Int)
+    }
+
+    /// Foundation's JSONDecoder reports a number that does not fit its field (1.5 or -1 for an
+    /// unsigned integer, 1e30 for an Int) as "The given data was not valid JSON" with no coding
+    /// path. When the frame is valid JSON, this finds the field: with every other number made to
+    /// fit any integer field (whole, not negative, within Int32), the culprit alone still fails that
+    /// way. Bounded work, as it runs on untrusted input.
+    static func unfitNumberField<T: Decodable>(_ type: T.Type, in frame: Data) -> String? {
+        guard let root = try? JSONSerialization.jsonObject(with: frame, options: [.fragmentsAllowed]) else { return nil }
+        var leaves: [[PathElement]] = []
+        collectNumbers(root, at: [], into: &leaves)
+        guard !leaves.isEmpty, leaves.count * max(frame.count, 1) <= 4 << 20 else { return nil }
+        var fitted = root
+        for leaf in leaves {
+            let number = (value(at: leaf, in: root) as? NSNumber)?.doubleValue ?? 0
+            fitted = replacing(leaf, in: fitted, with: Int(min(abs(number.rounded(.towardZero)), Double(Int32.max))))
+        }
+        for leaf in leaves {
+            let probe = replacing(leaf, in: fitted, with: value(at: leaf, in: root))
+            guard let data = try? JSONSerialization.data(withJSONObject: probe, options: [.fragmentsAllowed]) else { continue }
+            do {
+                _ = try JSONDecoder().decode(T.self, from: data)
+            } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+                return leaf.enumerated().map { offset, element in
+                    switch element {
+                    case .key(let key): offset == 0 ? key : ".\(key)"
+                    case .index(let index): "[\(index)]"
+                    }
+                }.joined()
+            } catch {}
+        }
+        return nil
+    }
+
+    private static func collectNumbers(_ value: Any, at path: [PathElement], into leaves: inout [[PathElement]]) {
+        switch value {
+        case let object as [String: Any]:
+            for key in object.keys.sorted() { collectNumbers(object[key]!, at: path + [.key(key)], into: &leaves) }
+        case let array as [Any]:
+            for (index, element) in array.enumerated() { collectNumbers(element, at: path + [.index(index)], into: &leaves) }
+        case let number as NSNumber:
+            // JSON true/false also arrive as NSNumber, with the objCType of a C char.
+            if number.objCType.pointee != CChar(UInt8(ascii: "c")) { leaves.append(path) }
+        default:
+            break
+        }
+    }
+
+    private static func value(at path: [PathElement], in root: Any) -> Any {
+        guard let head = path.first else { return root }
+        switch head {
+        case .key(let key): return value(at: Array(path.dropFirst()), in: (root as! [String: Any])[key]!)
+        case .index(let index): return value(at: Array(path.dropFirst()), in: (root as! [Any])[index])
+        }
+    }
+
+    private static func replacing(_ path: [PathElement], in root: Any, with newValue: Any) -> Any {
+        guard let head = path.first else { return newValue }
+        switch head {
+        case .key(let key):
+            var object = root as! [String: Any]
+            object[key] = replacing(Array(path.dropFirst()), in: object[key]!, with: newValue)
+            return object
+        case .index(let index):
+            var array = root as! [Any]
+            array[index] = replacing(Array(path.dropFirst()), in: array[index], with: newValue)
+            return array
         }
     }
 }

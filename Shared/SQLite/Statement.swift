@@ -40,7 +40,18 @@ public final class Statement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, cafe_sqlite_transient())
+            case .text(let s):
+                // Bound with its UTF-8 byte count, not -1 (NUL-terminated): a string holding U+0000
+                // (valid in JSON as "\u0000") must not be cut short at it.
+                var text = s
+                rc = text.withUTF8 { utf8 in
+                    // A nil pointer would bind NULL, so an empty string is bound from a literal.
+                    guard let base = utf8.baseAddress, !utf8.isEmpty else {
+                        return sqlite3_bind_text(handle, index, "", 0, cafe_sqlite_transient())
+                    }
+                    return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                             Int32(utf8.count), cafe_sqlite_transient())
+                }
             case .blob(let d):
                 rc = d.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), cafe_sqlite_transient()) }
             }
@@ -78,7 +89,16 @@ public final class Statement {
             switch sqlite3_column_type(handle, i) {
             case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(handle, i)))
             case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(handle, i)))
-            case SQLITE_TEXT: values.append(.text(String(cString: sqlite3_column_text(handle, i))))
+            case SQLITE_TEXT:
+                // Read by byte count (text first, then bytes, as sqlite3_column_blob(3) asks), so
+                // text holding U+0000 comes back whole.
+                let text = sqlite3_column_text(handle, i)
+                let size = Int(sqlite3_column_bytes(handle, i))
+                if let text, size > 0 {
+                    values.append(.text(String(decoding: UnsafeBufferPointer(start: text, count: size), as: UTF8.self)))
+                } else {
+                    values.append(.text(""))
+                }
             case SQLITE_BLOB:
                 let size = Int(sqlite3_column_bytes(handle, i))
                 if let bytes = sqlite3_column_blob(handle, i), size > 0 {

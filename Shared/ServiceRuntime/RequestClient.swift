@@ -47,7 +47,7 @@ public final class RequestClient {
             try s.send(frame)
             let reply = try s.receiveMultipart()
             return reply.first ?? Data()
-        } catch let error as ZeroMQError where error.isAgain {
+        } catch where error.isAgain {
             reset()
             throw ServiceError(code: "client.timeout", message: "no reply from \(endpoint) within \(timeoutMilliseconds) ms")
         } catch {

@@ -96,6 +96,7 @@ public final class ServiceHost {
 
     /// Runs `body` in one SQLite transaction (state change and outbox events together), then
     /// publishes what it wrote.
+    @discardableResult
     public func write<T>(_ body: () throws -> T) throws -> T {
         let result = try db.transaction(body)
         flush()

@@ -29,7 +29,9 @@ public struct Poller {
     /// Waits until a registered socket is ready or the timeout passes (-1 waits forever, 0 checks).
     /// Returns the indices of the ready sockets; empty on timeout or when a signal interrupted the wait.
     public mutating func poll(timeoutMilliseconds: Int) throws(ZeroMQError) -> [Int] {
-        for i in items.indices { items[i].socket = sockets[i].handle }
+        // A closed socket's handle is nil, and a nil socket makes zmq_poll watch file descriptor
+        // `fd` (0, stdin) instead: refuse it rather than report stdin's readiness as the socket's.
+        for i in items.indices { items[i].socket = try sockets[i].live("zmq_poll") }
         let count = items.count
         let rc = items.withUnsafeMutableBufferPointer { zmq_poll($0.baseAddress, Int32(count), timeoutMilliseconds) }
         if rc < 0 {

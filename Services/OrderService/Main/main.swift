@@ -1,1 +1,23 @@
-print("x")
+import Campus
+import Foundation
+import ServiceRuntime
+
+// order-service: the campus catalog, default-location preferences, pickup windows and orders.
+// Answers the client API; consumes region and kitchen events; publishes order events.
+
+let specs = ServiceHost.commonSpecs(service: "order-service", listenPort: 7430) + [
+    OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog (cafés, hours, pickup windows, menus)"),
+    OptionSpec("reservation-hold-seconds", .number, default: "600", help: "how long a reserved pickup place is held for an order"),
+]
+let config = loadConfiguration(program: "order-service", summary: "cafés, menus, pickup windows and orders", specs: specs)
+do {
+    let catalog = try CampusCatalog.load(path: config.string("campus"))
+    let host = try ServiceHost(service: "order-service", config: config)
+    let service = OrderService(host: host, catalog: catalog, holdSeconds: config.double("reservation-hold-seconds"))
+    try service.start()
+    // The service is the owner its handlers point back to: keep it alive while the host runs.
+    withExtendedLifetime(service) { host.run() }
+} catch {
+    FileHandle.standardError.write(Data("order-service: \(error)\n".utf8))
+    exit(1)
+}

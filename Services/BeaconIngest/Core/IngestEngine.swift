@@ -1,0 +1,115 @@
+import Messages
+
+/// What one batch from a phone amounts to: the reply, and what the shell must store and publish.
+public struct IngestOutcome: Sendable, Equatable {
+    public var result: IngestResult
+    /// The device's status after this batch when it changed (store it and publish `device.status`).
+    public var changedStatus: DeviceStatus?
+    /// Every piece of location state for the device must be dropped.
+    public var purge: Bool
+    public var sightings: [Sighting]
+    public var fixes: [LocationFix]
+}
+
+/// beacon-ingest's rules: validate every field, enforce authorization, smooth RSSI per
+/// (device, beacon), estimate distance and proximity. Synchronous, deterministic, clock passed in.
+public final class IngestEngine {
+    public var validator = ReportValidator()
+    private var smoothers: [String: [BeaconIdentity: RSSISmoother]] = [:]
+
+    public init() {}
+
+    /// Devices with smoothing state in memory.
+    public var trackedDevices: Int { smoothers.count }
+
+    /// Processes one batch. `known` is the device's stored status (nil for a new device).
+    /// Throws only when the whole batch is unusable (bad device id, oversize batch).
+    public func process(_ report: IngestReport, known: DeviceStatus?, now: Timestamp) throws(ServiceError) -> IngestOutcome {
+        try validator.validateDeviceID(report.deviceId)
+        try validator.validateBatch(report)
+        var rejections: [Rejection] = []
+        var accepted = 0
+        var status = known
+        var changed: DeviceStatus?
+        var purge = false
+
+        if let s = report.status {
+            let next = DeviceStatus(deviceId: report.deviceId, authorization: s.authorization, foreground: s.foreground, precise: s.precise,
+                                    monitoringAvailable: s.monitoringAvailable, rangingAvailable: s.rangingAvailable, changedAt: now)
+            if !Self.sameState(known, next) {
+                changed = next
+                purge = AuthorizationPolicy.requiresPurge(authorization: s.authorization, foreground: s.foreground)
+            }
+            status = changed ?? known
+            accepted += 1
+        }
+        if purge { forget(report.deviceId) }
+
+        // One refusal for the whole batch when the device may not report locations now.
+        let refusal: ServiceError? = if let status {
+            AuthorizationPolicy.refusal(authorization: status.authorization, foreground: status.foreground)
+        } else {
+            ServiceError(.unknownDevice, "device \(report.deviceId) has not reported its authorization yet; send status first")
+        }
+
+        var sightings: [Sighting] = []
+        for (index, ranging) in (report.sightings ?? []).enumerated() {
+            do throws(ServiceError) {
+                let beacon = try validator.validate(ranging, now: now)
+                if let refusal { throw refusal }
+                if let status, !status.rangingAvailable {
+                    throw ServiceError(.rangingUnavailable, "the device reported that ranging is not available")
+                }
+                sightings.append(smooth(deviceId: report.deviceId, beacon: beacon, ranging: ranging))
+                accepted += 1
+            } catch {
+                rejections.append(Rejection(kind: "sighting", index: index, error: error))
+            }
+        }
+        var fixes: [LocationFix] = []
+        for (index, fix) in (report.fixes ?? []).enumerated() {
+            do throws(ServiceError) {
+                try validator.validate(fix, now: now)
+                if let refusal { throw refusal }
+                // An approximate-only grant can never yield a precise fix, whatever the phone claims.
+                let precise = fix.precise && (status?.precise ?? false)
+                fixes.append(LocationFix(deviceId: report.deviceId, latitude: fix.latitude, longitude: fix.longitude,
+                                         horizontalAccuracy: fix.horizontalAccuracy, precise: precise, observedAt: fix.timestamp))
+                accepted += 1
+            } catch {
+                rejections.append(Rejection(kind: "fix", index: index, error: error))
+            }
+        }
+        return IngestOutcome(result: IngestResult(accepted: accepted, rejected: rejections.count, rejections: rejections),
+                             changedStatus: changed, purge: purge, sightings: sightings, fixes: fixes)
+    }
+
+    private func smooth(deviceId: String, beacon: BeaconIdentity, ranging: RangingReport) -> Sighting {
+        var smoother = smoothers[deviceId]?[beacon] ?? RSSISmoother()
+        let rssi = smoother.add(rssi: ranging.rssi, at: ranging.timestamp)
+        smoothers[deviceId, default: [:]][beacon] = smoother
+        let distance = ProximityEstimator.distance(rssi: rssi, measuredPower: ranging.measuredPower)
+        let rounded = distance < 0 ? -1 : (distance * 100).rounded() / 100
+        return Sighting(deviceId: deviceId, beacon: beacon, rssi: Int((rssi ?? 0).rounded()), measuredPower: ranging.measuredPower,
+                        accuracy: rounded, proximity: ProximityEstimator.proximity(distance: distance), observedAt: ranging.timestamp)
+    }
+
+    /// Drops the smoothing state of a device (authorization withdrawn).
+    public func forget(_ deviceId: String) {
+        smoothers[deviceId] = nil
+    }
+
+    /// Drops smoothing state idle for longer than the smoothing window, bounding memory.
+    public func expire(now: Timestamp) {
+        for (device, beacons) in smoothers {
+            let live = beacons.filter { ($0.value.lastSample.map { now.seconds(since: $0) } ?? .infinity) <= $0.value.window }
+            smoothers[device] = live.isEmpty ? nil : live
+        }
+    }
+
+    static func sameState(_ a: DeviceStatus?, _ b: DeviceStatus) -> Bool {
+        guard let a else { return false }
+        return a.authorization == b.authorization && a.foreground == b.foreground && a.precise == b.precise
+            && a.monitoringAvailable == b.monitoringAvailable && a.rangingAvailable == b.rangingAvailable
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Messages
+
+/// Field rules for everything a phone sends. Nothing that fails them reaches the bus.
+public struct ReportValidator: Sendable {
+    public var maxSightingsPerBatch = 500
+    public var maxFixesPerBatch = 100
+    /// Reports stamped further in the future than this are refused (phone clock skew allowance).
+    public var maxFutureSeconds = 60.0
+    /// Reports older than this are stale and refused.
+    public var maxAgeSeconds = 600.0
+
+    public init() {}
+
+    /// Device ids: 1–64 of A–Z, a–z, 0–9, "-" and "_".
+    public func validateDeviceID(_ id: String) throws(ServiceError) {
+        guard Self.isToken(id, max: 64) else {
+            throw ServiceError(.invalidField, "deviceId must be 1–64 characters of A–Z, a–z, 0–9, - and _")
+        }
+    }
+
+    /// Batch sizes within the limits.
+    public func validateBatch(_ report: IngestReport) throws(ServiceError) {
+        if let n = report.sightings?.count, n > maxSightingsPerBatch {
+            throw ServiceError(.tooLarge, "a batch carries at most \(maxSightingsPerBatch) sightings, got \(n)")
+        }
+        if let n = report.fixes?.count, n > maxFixesPerBatch {
+            throw ServiceError(.tooLarge, "a batch carries at most \(maxFixesPerBatch) fixes, got \(n)")
+        }
+    }
+
+    /// A ranging report's fields; returns the beacon identity with the UUID in canonical form.
+    public func validate(_ r: RangingReport, now: Timestamp) throws(ServiceError) -> BeaconIdentity {
+        guard r.uuid.count == 36, let uuid = UUID(uuidString: r.uuid) else {
+            throw ServiceError(.invalidField, "uuid \"\(r.uuid.prefix(40))\" is not a UUID (8-4-4-4-12 hex digits)")
+        }
+        guard (0...65535).contains(r.major) else { throw ServiceError(.invalidField, "major \(r.major) is outside 0…65535") }
+        guard (0...65535).contains(r.minor) else { throw ServiceError(.invalidField, "minor \(r.minor) is outside 0…65535") }
+        // CLBeacon reports 0 when the RSSI could not be read; real readings are negative dBm.
+        guard (-127...0).contains(r.rssi) else { throw ServiceError(.invalidField, "rssi \(r.rssi) dBm is outside -127…0") }
+        guard (-127 ... -1).contains(r.measuredPower) else { throw ServiceError(.invalidField, "measuredPower \(r.measuredPower) dBm is outside -127…-1") }
+        try validateTime(r.timestamp, now: now)
+        return BeaconIdentity(uuid: uuid.uuidString, major: r.major, minor: r.minor)
+    }
+
+    /// A location fix's fields.
+    public func validate(_ f: FixReport, now: Timestamp) throws(ServiceError) {
+        guard f.latitude.isFinite, (-90...90).contains(f.latitude) else { throw ServiceError(.invalidField, "latitude \(f.latitude) is outside -90…90") }
+        guard f.longitude.isFinite, (-180...180).contains(f.longitude) else { throw ServiceError(.invalidField, "longitude \(f.longitude) is outside -180…180") }
+        // A negative horizontal accuracy means the fix is invalid (CLLocation).
+        guard f.horizontalAccuracy.isFinite, f.horizontalAccuracy >= 0, f.horizontalAccuracy <= 100_000 else {
+            throw ServiceError(.invalidField, "horizontalAccuracy \(f.horizontalAccuracy) m must be 0…100000")
+        }
+        try validateTime(f.timestamp, now: now)
+    }
+
+    func validateTime(_ t: Timestamp, now: Timestamp) throws(ServiceError) {
+        let skew = t.seconds(since: now)
+        guard skew <= maxFutureSeconds else { throw ServiceError(.invalidField, "timestamp \(t) is \(Int(skew)) s in the future") }
+        guard -skew <= maxAgeSeconds else { throw ServiceError(.invalidField, "timestamp \(t) is \(Int(-skew)) s old; the limit is \(Int(maxAgeSeconds)) s") }
+    }
+
+    static func isToken(_ text: String, max: Int) -> Bool {
+        !text.isEmpty && text.utf8.count <= max
+            && text.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 95 }
+    }
+}

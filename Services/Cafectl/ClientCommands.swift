@@ -1,0 +1,162 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// The client commands: a phone, a chef and an operator talking to the services' request sockets.
+struct ClientCommands {
+    let endpoints: Endpoints
+    let context: Context
+    let pretty: Bool
+
+    /// Calls `op` on the service behind `flag` and prints the reply body as JSON.
+    func call<Body: Codable & Sendable, Result: Codable & Sendable>(_ flag: String, _ op: String, _ body: Body, as: Result.Type) throws -> Result {
+        let client = RequestClient(context: context, endpoint: endpoints[flag], timeoutMilliseconds: endpoints.timeoutMilliseconds)
+        defer { client.close() }
+        let result = try client.call(op, body, as: Result.self)
+        print(result)
+        return result
+    }
+
+    func print<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data()
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    func run(_ args: inout Arguments) throws {
+        let words = args.words
+        switch (words.first ?? "", words.count > 1 ? words[1] : "") {
+        case ("phone", "status"):
+            let report = IngestReport(deviceId: try args.required("device"), status: DeviceStatusReport(
+                authorization: try enumValue(Authorization.self, try args.required("authorization"), "authorization"),
+                foreground: try args.bool("foreground", default: true), precise: try args.bool("precise", default: true),
+                monitoringAvailable: try args.bool("monitoring", default: true), rangingAvailable: try args.bool("ranging", default: true)))
+            try args.checkAllUsed()
+            _ = try call("ingest", Op.ingestReport, report, as: IngestResult.self)
+        case ("phone", "sight"):
+            let device = try args.required("device")
+            let uuid = try args.required("uuid")
+            let major = try args.int("major", default: -1), minor = try args.int("minor", default: -1)
+            let rssi = try args.int("rssi", default: -60), power = try args.int("power", default: -59)
+            let count = try args.int("count", default: 1)
+            try args.checkAllUsed()
+            let now = Timestamp(Date())
+            let sightings = (0..<max(count, 1)).map {
+                RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: now.adding(seconds: Double($0 - count + 1) * 0.1))
+            }
+            _ = try call("ingest", Op.ingestReport, IngestReport(deviceId: device, sightings: sightings), as: IngestResult.self)
+        case ("phone", "fix"):
+            let fix = FixReport(latitude: try double(args.required("lat"), "lat"), longitude: try double(args.required("lon"), "lon"),
+                                horizontalAccuracy: try double(args.string("accuracy") ?? "10", "accuracy"), precise: try args.bool("precise", default: true),
+                                timestamp: Timestamp(Date()))
+            let device = try args.required("device")
+            try args.checkAllUsed()
+            _ = try call("ingest", Op.ingestReport, IngestReport(deviceId: device, fixes: [fix]), as: IngestResult.self)
+        case ("menu", _):
+            let request = MenuRequest(userId: try args.required("user"), deviceId: args.string("device"), locale: args.string("locale") ?? "en_US")
+            try args.checkAllUsed()
+            _ = try call("orders", Op.menuGet, request, as: MenuReply.self)
+        case ("prefs", "set"):
+            guard words.count == 3 else { throw UsageError("usage: cafectl prefs set closestToMe|<cafe-id> --user U") }
+            let preference: LocationPreference = words[2] == "closestToMe" ? .closestToMe : .cafe(words[2])
+            let request = PreferenceRequest(userId: try args.required("user"), preference: preference)
+            try args.checkAllUsed()
+            _ = try call("orders", Op.preferenceSet, request, as: PreferenceView.self)
+        case ("prefs", "get"):
+            let request = PreferenceRequest(userId: try args.required("user"))
+            try args.checkAllUsed()
+            _ = try call("orders", Op.preferenceGet, request, as: PreferenceView.self)
+        case ("windows", _):
+            let request = WindowsRequest(cafeId: try args.required("cafe"), locale: args.string("locale") ?? "en_US", count: try args.int("count", default: 8))
+            try args.checkAllUsed()
+            _ = try call("orders", Op.windowsList, request, as: WindowsReply.self)
+        case ("reserve", _):
+            let cafe = try args.required("cafe"), locale = args.string("locale") ?? "en_US", user = args.string("user")
+            let startText = args.string("start") ?? "next"
+            try args.checkAllUsed()
+            let start: Timestamp
+            if startText == "next" {
+                let client = RequestClient(context: context, endpoint: endpoints["orders"], timeoutMilliseconds: endpoints.timeoutMilliseconds)
+                defer { client.close() }
+                let windows = try client.call(Op.windowsList, WindowsRequest(cafeId: cafe, locale: locale, count: 96), as: WindowsReply.self)
+                guard let free = windows.windows.first(where: { $0.remaining > 0 }) else { throw ServiceError(.windowFull, "no free pickup window at \(cafe) in the next 96") }
+                start = free.start
+            } else {
+                guard let parsed = Timestamp(rfc3339: startText) else { throw UsageError("--start must be RFC 3339 (2026-11-21T12:30:00Z) or next") }
+                start = parsed
+            }
+            _ = try call("orders", Op.windowReserve, ReserveRequest(cafeId: cafe, start: start, userId: user, locale: locale), as: ReservationView.self)
+        case ("order", "place"):
+            let items = try args.all("item").map(parseItem)
+            let request = PlaceOrderRequest(
+                idempotencyKey: args.string("key") ?? "key-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
+                channel: try enumValue(OrderChannel.self, args.string("channel") ?? "app", "channel"),
+                userId: args.string("user"), deviceId: args.string("device"), cafeId: try args.required("cafe"),
+                reservationId: try args.required("reservation"), items: items, paymentToken: args.string("payment"), locale: args.string("locale") ?? "en_US")
+            try args.checkAllUsed()
+            _ = try call("orders", Op.orderPlace, request, as: OrderView.self)
+        case ("order", "get"):
+            guard words.count == 3 else { throw UsageError("usage: cafectl order get <order-id>") }
+            let request = OrderQuery(orderId: words[2], locale: args.string("locale"))
+            try args.checkAllUsed()
+            _ = try call("orders", Op.orderGet, request, as: OrderView.self)
+        case ("kds", "tickets"):
+            let query = TicketsQuery(cafeId: args.string("cafe"), station: args.string("station"), includeDone: try args.bool("all", default: false))
+            try args.checkAllUsed()
+            _ = try call("kitchen", Op.kdsTickets, query, as: TicketsReply.self)
+        case ("kds", "start"), ("kds", "bump"):
+            guard words.count == 3 else { throw UsageError("usage: cafectl kds \(words[1]) <ticket-id>") }
+            try args.checkAllUsed()
+            _ = try call("kitchen", words[1] == "start" ? Op.kdsStart : Op.kdsBump, TicketCommand(ticketId: words[2]), as: TicketView.self)
+        case ("notify", "register"):
+            let request = RegisterDevice(deviceId: try args.required("device"), userId: args.string("user"), channel: args.string("channel") ?? "bus",
+                                         language: args.string("language") ?? "en", locale: args.string("locale") ?? "en_US",
+                                         authorization: try enumValue(NotificationAuthorization.self, args.string("authorization") ?? "authorized", "authorization"))
+            try args.checkAllUsed()
+            _ = try call("notify", Op.deviceRegister, request, as: Registration.self)
+        case ("inbox", _):
+            let query = InboxQuery(deviceId: try args.required("device"), sinceId: args.string("since"), limit: try args.int("limit", default: 50))
+            try args.checkAllUsed()
+            _ = try call("notify", Op.inboxList, query, as: InboxReply.self)
+        case ("monitor", "identifiers"):
+            let query = MonitorQuery(monitor: args.string("monitor") ?? "campus")
+            try args.checkAllUsed()
+            _ = try call("region", Op.monitorIdentifiers, query, as: MonitorIdentifiers.self)
+        case ("monitor", "record"):
+            guard words.count == 3 else { throw UsageError("usage: cafectl monitor record <identifier> --device D") }
+            let query = RecordQuery(monitor: args.string("monitor") ?? "campus", identifier: words[2], deviceId: try args.required("device"))
+            try args.checkAllUsed()
+            _ = try call("region", Op.monitorRecord, query, as: MonitorRecord.self)
+        case ("nearest", _):
+            let query = DeviceQuery(deviceId: try args.required("device"))
+            try args.checkAllUsed()
+            _ = try call("region", Op.nearestGet, query, as: NearestBeacon.self)
+        default:
+            throw UsageError("unknown command \"\(words.joined(separator: " "))\" (see cafectl help)")
+        }
+    }
+
+    /// "latte", "latte:2", "latte:2:oat-milk,extra-shot".
+    func parseItem(_ text: String) throws -> OrderItemRequest {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard (1...3).contains(parts.count), !parts[0].isEmpty else { throw UsageError("--item is id[:quantity[:modifier,modifier]], not \"\(text)\"") }
+        let quantity = parts.count > 1 ? Int(parts[1]) : 1
+        guard let quantity else { throw UsageError("--item quantity must be an integer in \"\(text)\"") }
+        let modifiers = parts.count > 2 ? parts[2].split(separator: ",").map(String.init) : nil
+        return OrderItemRequest(itemId: parts[0], quantity: quantity, modifiers: modifiers)
+    }
+
+    func enumValue<E: RawRepresentable & CaseIterable>(_ type: E.Type, _ text: String, _ flag: String) throws -> E where E.RawValue == String {
+        guard let value = E(rawValue: text) else {
+            throw UsageError("--\(flag) must be one of \(E.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(text)\"")
+        }
+        return value
+    }
+
+    func double(_ text: String, _ flag: String) throws -> Double {
+        guard let value = Double(text) else { throw UsageError("--\(flag) must be a number, not \"\(text)\"") }
+        return value
+    }
+}

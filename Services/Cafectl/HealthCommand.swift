@@ -1,0 +1,58 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// `cafectl health [service...]`: asks each service and prints one JSON line per service;
+/// exits 1 when any does not answer ok.
+enum HealthCommand {
+    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
+        let names = Array(args.words.dropFirst())
+        try args.checkAllUsed()
+        let selected = Endpoints.services.filter { names.isEmpty || names.contains($0.name) || names.contains($0.flag) }
+        guard !selected.isEmpty else { throw UsageError("no service named \(names.joined(separator: ", "))") }
+        let context = try Context()
+        var healthy = true
+        for service in selected {
+            let client = RequestClient(context: context, endpoint: endpoints[service.flag], timeoutMilliseconds: min(endpoints.timeoutMilliseconds, 2_000))
+            defer { client.close() }
+            var line: [String: Any] = ["service": service.name, "endpoint": endpoints[service.flag]]
+            do {
+                let status = try client.call(Op.health, Empty(), as: HealthStatus.self)
+                line["status"] = status.status
+                line["uptimeSeconds"] = (status.uptimeSeconds * 10).rounded() / 10
+                line["streams"] = status.streams
+                line["outboxPending"] = status.outboxPending
+                line["details"] = status.details
+                if status.status != "ok" { healthy = false }
+            } catch {
+                line["status"] = "unreachable"
+                line["error"] = "\(error)"
+                healthy = false
+            }
+            let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        }
+        return healthy ? 0 : 1
+    }
+}
+
+/// `cafectl request <service> <op> [body-json]`: any op, the reply printed as received.
+enum RawRequestCommand {
+    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
+        try args.checkAllUsed()
+        guard (3...4).contains(args.words.count) else { throw UsageError("usage: cafectl request <service> <op> [body-json]") }
+        guard let service = Endpoints.services.first(where: { $0.flag == args.words[1] || $0.name == args.words[1] }) else {
+            throw UsageError("unknown service \(args.words[1])")
+        }
+        let body = args.words.count == 4 ? args.words[3] : "{}"
+        let frame = Data("{\"op\":\(String(decoding: Wire.encode(args.words[2]), as: UTF8.self)),\"id\":\"cafectl\",\"body\":\(body)}".utf8)
+        let context = try Context()
+        let client = RequestClient(context: context, endpoint: endpoints[service.flag], timeoutMilliseconds: endpoints.timeoutMilliseconds)
+        defer { client.close() }
+        let reply = try client.send(raw: frame)
+        FileHandle.standardOutput.write(reply + Data("\n".utf8))
+        let ok = (try? JSONSerialization.jsonObject(with: reply) as? [String: Any])?["ok"] as? Bool ?? false
+        return ok ? 0 : 1
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// `cafectl tail <prefix>...`: one JSON line per message `{"topic":…,"envelope":{…}}` on stdout,
+/// until `--count` messages or Ctrl-C; a per-topic summary on stderr at the end.
+enum TailCommand {
+    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
+        let prefixes = Array(args.words.dropFirst())
+        let pretty = try args.bool("pretty", default: false)
+        let count = try args.int("count", default: 0)
+        try args.checkAllUsed()
+        let shutdown = ShutdownSignal()
+        shutdown.installHandlers(logger: Logger(service: "cafectl", instance: "cafectl", minimum: .warning))
+        let context = try Context()
+        let socket = try Socket(context, .sub)
+        defer { socket.close() }
+        try socket.setLinger(milliseconds: 0)
+        try socket.setReceiveHighWaterMark(1_000_000)
+        for prefix in prefixes.isEmpty ? [""] : prefixes { try socket.subscribe(prefix) }
+        try socket.connect(endpoints["bus-sub"])
+        var seen = 0
+        var perTopic: [String: Int] = [:]
+        let started = Reactor.monotonic()
+        let out = FileHandle.standardOutput
+        while !shutdown.isRequested && (count == 0 || seen < count) {
+            guard let frames = try socket.receiveMultipart(timeoutMilliseconds: 100) else { continue }
+            let topic = String(decoding: frames.first ?? Data(), as: UTF8.self)
+            seen += 1
+            perTopic[topic.split(separator: ".").prefix(2).joined(separator: ".") + ".", default: 0] += 1
+            out.write(line(topic: topic, frames: frames, pretty: pretty))
+        }
+        let seconds = max(Reactor.monotonic() - started, 0.001)
+        var summary = "tail: \(seen) messages in \(String(format: "%.1f", seconds)) s"
+        for (topic, n) in perTopic.sorted(by: { $0.key < $1.key }) {
+            summary += "\n  \(topic)  \(n)  (\(String(format: "%.1f", Double(n) / seconds))/s)"
+        }
+        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        return 0
+    }
+
+    static func line(topic: String, frames: [Data], pretty: Bool) -> Data {
+        let body = frames.count > 1 ? frames[1] : Data()
+        let parsed = try? JSONSerialization.jsonObject(with: body)
+        var object: [String: Any] = ["topic": topic]
+        if let parsed { object["envelope"] = parsed } else { object["raw"] = String(decoding: body, as: UTF8.self) }
+        if frames.count != 2 { object["frames"] = frames.count }
+        if !pretty, parsed != nil, frames.count == 2 {
+            // Splice the envelope as published: the line shows exactly what went over the wire.
+            var data = Data("{\"topic\":".utf8)
+            data.append(Wire.encode(topic))
+            data.append(Data(",\"envelope\":".utf8))
+            data.append(body)
+            data.append(Data("}\n".utf8))
+            return data
+        }
+        let options: JSONSerialization.WritingOptions = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        var data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data()
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+}
+
+/// `cafectl publish <topic> <envelope-json>`: sends one raw message to the bus, as any publisher would.
+enum PublishCommand {
+    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
+        try args.checkAllUsed()
+        guard args.words.count == 3 else { throw UsageError("usage: cafectl publish <topic> <envelope-json>") }
+        let context = try Context()
+        let socket = try Socket(context, .pub)
+        defer { socket.close() }
+        try socket.setLinger(milliseconds: 1_000)
+        try socket.connect(endpoints["bus-pub"])
+        // A PUB socket drops what it sends before the bus has connected and passed subscriptions
+        // upstream (the slow-joiner case); give the handshake a moment.
+        usleep(300_000)
+        try socket.send(multipart: [Data(args.words[1].utf8), Data(args.words[2].utf8)])
+        return 0
+    }
+}

@@ -1,0 +1,43 @@
+import Campus
+import Messages
+
+/// Prices an order from the café's menu: the server computes every amount, in minor units,
+/// with overflow checked. Items, quantities and modifiers are checked against that café's menu.
+public enum Pricing {
+    public static let maxQuantity = 50
+    public static let maxLines = 50
+
+    public static func price(_ items: [OrderItemRequest], at cafe: Cafe) throws(ServiceError) -> (lines: [OrderLine], total: Int64) {
+        guard !items.isEmpty else { throw ServiceError(.invalidField, "an order needs at least one item") }
+        guard items.count <= maxLines else { throw ServiceError(.tooLarge, "an order has at most \(maxLines) lines, got \(items.count)") }
+        var lines: [OrderLine] = []
+        var total: Int64 = 0
+        for (index, request) in items.enumerated() {
+            guard let item = cafe.item(request.itemId) else {
+                throw ServiceError(.unknownItem, "items[\(index)]: \"\(request.itemId.prefix(40))\" is not on the menu of \(cafe.name)")
+            }
+            guard (1...maxQuantity).contains(request.quantity) else {
+                throw ServiceError(.invalidQuantity, "items[\(index)]: quantity \(request.quantity) must be 1…\(maxQuantity)")
+            }
+            let modifierIDs = request.modifiers ?? []
+            guard Set(modifierIDs).count == modifierIDs.count else {
+                throw ServiceError(.invalidField, "items[\(index)]: a modifier is listed twice")
+            }
+            var unit = item.price
+            var names: [String] = []
+            for id in modifierIDs {
+                guard let modifier = item.modifiers.first(where: { $0.id == id }) else {
+                    throw ServiceError(.unknownItem, "items[\(index)]: \"\(id.prefix(40))\" is not a modifier of \(item.name)")
+                }
+                unit += modifier.price
+                names.append(modifier.name)
+            }
+            let (lineTotal, overflow) = unit.multipliedReportingOverflow(by: Int64(request.quantity))
+            guard !overflow else { throw ServiceError(.invalidQuantity, "items[\(index)]: amount overflows") }
+            lines.append(OrderLine(itemId: item.id, name: item.name, quantity: request.quantity, modifiers: names,
+                                   station: item.station, unitPrice: unit, lineTotal: lineTotal))
+            total += lineTotal
+        }
+        return (lines, total)
+    }
+}

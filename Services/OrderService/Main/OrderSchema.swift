@@ -1,0 +1,51 @@
+import SQLite
+
+/// order-service's tables.
+enum OrderSchema {
+    static let migrations = [
+        Migration(1, """
+            CREATE TABLE preferences (user_id TEXT PRIMARY KEY, kind TEXT NOT NULL, cafe_id TEXT) WITHOUT ROWID;
+            CREATE TABLE device_nearest (device_id TEXT PRIMARY KEY, major INTEGER NOT NULL, minor INTEGER NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE last_cafe (user_id TEXT PRIMARY KEY, cafe_id TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE reservations (
+                reservation_id TEXT PRIMARY KEY,
+                cafe_id TEXT NOT NULL,
+                window_start_ms INTEGER NOT NULL,
+                user_id TEXT,
+                status TEXT NOT NULL CHECK (status IN ('held', 'used', 'released')),
+                expires_ms INTEGER NOT NULL,
+                order_id TEXT
+            ) WITHOUT ROWID;
+            CREATE INDEX reservations_window ON reservations (cafe_id, window_start_ms);
+            CREATE TABLE orders (
+                order_id TEXT PRIMARY KEY,
+                cafe_id TEXT NOT NULL,
+                user_id TEXT,
+                device_id TEXT,
+                state TEXT NOT NULL,
+                snapshot TEXT NOT NULL,
+                payment_token TEXT,
+                created_ms INTEGER NOT NULL,
+                updated_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX orders_device ON orders (device_id, state);
+            CREATE INDEX orders_state ON orders (state);
+            CREATE TABLE idempotency (
+                key TEXT PRIMARY KEY,
+                request TEXT NOT NULL,
+                reply BLOB NOT NULL,
+                created_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE order_audit (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                order_id TEXT NOT NULL,
+                from_state TEXT,
+                to_state TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                reason TEXT,
+                at_ms INTEGER NOT NULL
+            );
+            CREATE INDEX order_audit_order ON order_audit (order_id);
+            """),
+    ]
+}

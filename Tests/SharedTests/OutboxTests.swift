@@ -1,0 +1,201 @@
+import Foundation
+import Messages
+import SQLite
+import ServiceRuntime
+import Testing
+
+@Suite("Transactional outbox")
+struct OutboxTests {
+    /// What a flush handed to the socket, decoded.
+    struct Sent: Equatable {
+        var topic: String
+        var stream: String
+        var seq: UInt64
+    }
+
+    static func body(_ n: Int) -> EventBody {
+        .kitchen(KitchenEvent(orderId: "ord-\(n)", cafeId: "macs", ticketId: nil, station: nil, at: Samples.time))
+    }
+
+    func appendOrder(_ outbox: Outbox, _ db: Database, _ n: Int) throws -> Envelope {
+        try db.transaction {
+            try outbox.append(.kitchenReady, topic: Topic.kitchen(event: "ready", cafe: "macs"), stream: "kitchen", body: Self.body(n))
+        }
+    }
+
+    func flushAll(_ outbox: Outbox) throws -> [Sent] {
+        var sent: [Sent] = []
+        try outbox.flush { topic, data in
+            let envelope = try Wire.decodeEnvelope(data)
+            sent.append(Sent(topic: topic, stream: envelope.stream, seq: envelope.seq))
+        }
+        return sent
+    }
+
+    @Test("events appended in transactions get contiguous sequence numbers per stream")
+    func contiguousPerStream() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let clock = TestClock()
+        let outbox = try Outbox(db: temp.db, source: "order-service", clock: clock)
+        var seen: [String] = []
+        try temp.db.transaction {
+            for (index, stream) in ["order", "kitchen", "order", "order", "kitchen"].enumerated() {
+                clock.advance(seconds: 1)
+                let envelope = try outbox.append(.kitchenStarted, topic: "\(stream).x.", stream: stream, body: Self.body(index))
+                #expect(envelope.source == "order-service")
+                #expect(envelope.time == clock.now())
+                seen.append("\(envelope.stream)#\(envelope.seq)")
+            }
+        }
+        #expect(seen == ["order#1", "kitchen#1", "order#2", "order#3", "kitchen#2"])
+        #expect(try outbox.lastSeqs() == ["order": 3, "kitchen": 2])
+        #expect(try outbox.lastSeq("order") == 3)
+        #expect(try outbox.lastSeq("never") == 0)
+        #expect(try outbox.pendingCount() == 5)
+    }
+
+    @Test("a rolled-back transaction leaves no event and consumes no sequence number")
+    func rollbackConsumesNothing() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "order-service", clock: TestClock())
+        _ = try appendOrder(outbox, temp.db, 1)
+        #expect(throws: Boom.self) {
+            try temp.db.transaction {
+                try outbox.append(.kitchenReady, topic: "kitchen.ready.macs.", stream: "kitchen", body: Self.body(2))
+                try outbox.append(.kitchenReady, topic: "kitchen.ready.macs.", stream: "kitchen", body: Self.body(3))
+                throw Boom()
+            }
+        }
+        #expect(try outbox.lastSeq("kitchen") == 1)
+        #expect(try outbox.pendingCount() == 1)
+        #expect(try appendOrder(outbox, temp.db, 4).seq == 2, "the next event takes the seq the rolled-back one would have had")
+        #expect(try flushAll(outbox).map(\.seq) == [1, 2])
+    }
+
+    @Test("flush sends every event in sequence order, exactly once")
+    func flushOnce() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        for n in 1...5 { _ = try appendOrder(outbox, temp.db, n) }
+        let first = try flushAll(outbox)
+        #expect(first == (1...5).map { Sent(topic: "kitchen.ready.macs.", stream: "kitchen", seq: UInt64($0)) })
+        #expect(try outbox.pendingCount() == 0)
+        #expect(try flushAll(outbox).isEmpty, "a second flush sends nothing again")
+        _ = try appendOrder(outbox, temp.db, 6)
+        #expect(try flushAll(outbox).map(\.seq) == [6])
+    }
+
+    @Test("the stored envelope is exactly what the append returned")
+    func storedEnvelope() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let appended = try appendOrder(outbox, temp.db, 1)
+        var sent: [Envelope] = []
+        try outbox.flush { _, data in sent.append(try Wire.decodeEnvelope(data)) }
+        #expect(sent == [appended])
+    }
+
+    @Test("a send that fails stops the flush; the next flush resumes at the failed event")
+    func flushResumesAfterFailure() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        for n in 1...4 { _ = try appendOrder(outbox, temp.db, n) }
+        var delivered: [UInt64] = []
+        #expect(throws: Boom.self) {
+            try outbox.flush { _, data in
+                let seq = try Wire.decodeEnvelope(data).seq
+                if seq == 3 { throw Boom() }
+                delivered.append(seq)
+            }
+        }
+        #expect(delivered == [1, 2])
+        #expect(try outbox.pendingCount() == 2)
+        #expect(try flushAll(outbox).map(\.seq) == [3, 4])
+    }
+
+    @Test("flush honours the batch size and sends the rest next time")
+    func batches() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        for n in 1...5 { _ = try appendOrder(outbox, temp.db, n) }
+        var sent: [UInt64] = []
+        try outbox.flush(batch: 2) { _, data in sent.append(try Wire.decodeEnvelope(data).seq) }
+        #expect(sent == [1, 2])
+        try outbox.flush(batch: 2) { _, data in sent.append(try Wire.decodeEnvelope(data).seq) }
+        try outbox.flush(batch: 2) { _, data in sent.append(try Wire.decodeEnvelope(data).seq) }
+        #expect(sent == [1, 2, 3, 4, 5])
+    }
+
+    @Test("after a crash between commit and send, the reopened outbox sends what was not sent, and only that")
+    func crashRecovery() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        for n in 1...2 { _ = try appendOrder(outbox, temp.db, n) }
+        #expect(try flushAll(outbox).map(\.seq) == [1, 2])
+        for n in 3...4 { _ = try appendOrder(outbox, temp.db, n) }
+        temp.db.close()   // "kill -9": committed, never flushed
+
+        let reopened = try temp.reopen()
+        defer { reopened.close() }
+        let recovered = try Outbox(db: reopened, source: "kitchen-display", clock: TestClock())
+        #expect(try recovered.pendingCount() == 2)
+        #expect(try flushAll(recovered).map(\.seq) == [3, 4])
+        #expect(try appendOrder(recovered, reopened, 5).seq == 5, "numbering continues after the restart")
+        #expect(try flushAll(recovered).map(\.seq) == [5])
+    }
+
+    @Test("replay serves a stream from a sequence number, in order, up to a limit", arguments: [
+        (UInt64(1), 100, [UInt64(1), 2, 3, 4, 5]),
+        (0, 100, [1, 2, 3, 4, 5]),
+        (3, 100, [3, 4, 5]),
+        (2, 2, [2, 3]),
+        (6, 100, []),
+    ] as [(UInt64, Int, [UInt64])])
+    func replay(fromSeq: UInt64, limit: Int, expected: [UInt64]) throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        for n in 1...5 { _ = try appendOrder(outbox, temp.db, n) }
+        _ = try temp.db.transaction { try outbox.append(.orderReady, topic: "order.ready.macs.", stream: "order", body: Samples.body(for: .orderReady)) }
+        let events = try outbox.replay(stream: "kitchen", fromSeq: fromSeq, limit: limit)
+        #expect(events.map(\.seq) == expected)
+        for event in events {
+            #expect(event.topic == "kitchen.ready.macs.")
+            #expect(try Wire.decodeEnvelope(event.envelope).seq == event.seq)
+        }
+    }
+
+    @Test("prune drops old published events but keeps each stream's newest, so numbering continues")
+    func prune() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let clock = TestClock()
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: clock)
+        for n in 1...3 { _ = try appendOrder(outbox, temp.db, n) }
+        _ = try flushAll(outbox)
+        _ = try appendOrder(outbox, temp.db, 4)  // not yet published: never pruned
+        clock.advance(seconds: 8 * 24 * 3600)
+        try outbox.prune(before: clock.now().adding(seconds: -7 * 24 * 3600))
+        #expect(try outbox.replay(stream: "kitchen", fromSeq: 1, limit: 10).map(\.seq) == [3, 4])
+        #expect(try appendOrder(outbox, temp.db, 5).seq == 5)
+        #expect(try flushAll(outbox).map(\.seq) == [4, 5])
+    }
+
+    @Test("appending outside a transaction is a programming error")
+    func appendNeedsTransaction() async {
+        await #expect(processExitsWith: .failure) {
+            let folder = try TemporaryDirectory()
+            let db = try Database(path: folder.path("outbox.sqlite"))
+            let outbox = try Outbox(db: db, source: "x", clock: SystemClock())
+            try outbox.append(.heartbeat, topic: "heartbeat.x.", stream: "heartbeat",
+                              body: .heartbeat(Heartbeat(service: "x", streams: [:], replayEndpoint: "")))
+        }
+    }
+}
