@@ -218,6 +218,8 @@ public final class ServiceHost {
         ]
         if let follower {
             for (key, seq) in follower.cursorSummary { details["cursor.\(key)"] = "\(seq)" }
+            details["replayed"] = "\(follower.replayedCount)"
+            details["duplicates"] = "\(follower.duplicateCount)"
         }
         for provider in healthDetails { details.merge(provider()) { _, new in new } }
         return HealthStatus(service: service, instance: outbox.source, status: "ok", uptimeSeconds: Reactor.monotonic() - started,

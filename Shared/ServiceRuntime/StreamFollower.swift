@@ -154,10 +154,13 @@ public final class StreamFollower {
                 return
             }
             if reply.events.isEmpty { return }
+            var applied = 0
             for event in reply.events where event.envelope.seq > cursor(source: source, stream: stream) {
                 _ = applyInOrder(topic: event.topic, envelope: event.envelope, raw: Wire.encode(event.envelope))
-                replayedCount += 1
+                applied += 1
             }
+            replayedCount += applied
+            logger.info("caught up by replay", ["source": source, "stream": stream, "events": "\(applied)", "cursor": "\(cursor(source: source, stream: stream))"])
         }
     }
 

@@ -10,7 +10,7 @@ let specs = ServiceHost.commonSpecs(service: "beacon-ingest", listenPort: 7410) 
 let config = loadConfiguration(program: "beacon-ingest", summary: "ingress for phones: validates, enforces authorization, smooths RSSI", specs: specs)
 do {
     let host = try ServiceHost(service: "beacon-ingest", config: config)
-    let service = try IngestService(host: host, shards: max(1, config.int("shards")))
+    let service = IngestService(host: host, shards: max(1, config.int("shards")))
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }

@@ -8,7 +8,7 @@ let specs = ServiceHost.commonSpecs(service: "kitchen-display", listenPort: 7440
 let config = loadConfiguration(program: "kitchen-display", summary: "the kitchen display: station tickets, start and bump", specs: specs)
 do {
     let host = try ServiceHost(service: "kitchen-display", config: config)
-    let service = try KitchenService(host: host)
+    let service = KitchenService(host: host)
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }

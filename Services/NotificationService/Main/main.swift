@@ -8,7 +8,7 @@ let specs = ServiceHost.commonSpecs(service: "notification-service", listenPort:
 let config = loadConfiguration(program: "notification-service", summary: "localized order notifications, delivered once", specs: specs)
 do {
     let host = try ServiceHost(service: "notification-service", config: config)
-    let service = try NotifyService(host: host)
+    let service = NotifyService(host: host)
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }

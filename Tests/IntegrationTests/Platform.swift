@@ -1,0 +1,170 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// The whole platform as real processes: the built executables on free loopback ports, each
+/// with a fresh data folder, stopped (and killed if need be) when the test ends, pass or fail.
+final class Platform {
+    static let services = ["beacon-ingest", "region-monitor", "order-service", "kitchen-display", "notification-service"]
+
+    let bin: URL
+    let root: URL
+    let ports: [String: Int]
+    let campus: String
+    private(set) var processes: [String: Process] = [:]
+
+    /// Where the built executables are: beside the test bundle.
+    static func binaryDirectory() throws -> URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if dir.path.hasSuffix(".xctest/Contents/MacOS") { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+        for candidate in [dir, Bundle.main.bundleURL.deletingLastPathComponent()] {
+            if FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("bus").path) { return candidate }
+        }
+        throw PlatformError("the executables are not built next to the tests in \(dir.path); run `swift build --build-tests` first (deploy/test.sh does)")
+    }
+
+    init() throws {
+        bin = try Self.binaryDirectory()
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("cafe-it-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let names = ["bus-xsub", "bus-xpub", "bus"] + Self.services
+        let free = try freePorts(names.count)
+        ports = Dictionary(uniqueKeysWithValues: zip(names, free))
+        campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/campus.json").path
+    }
+
+    func endpoint(_ name: String) -> String { "tcp://127.0.0.1:\(ports[name]!)" }
+    var busPub: String { endpoint("bus-xsub") }
+    var busSub: String { endpoint("bus-xpub") }
+
+    func arguments(for service: String) -> [String] {
+        if service == "bus" {
+            return ["--xsub", busPub, "--xpub", busSub, "--listen", endpoint("bus")]
+        }
+        var args = ["--listen", endpoint(service), "--bus-pub", busPub, "--bus-sub", busSub,
+                    "--data-dir", root.appendingPathComponent("data").path, "--log-level", "debug"]
+        if service == "region-monitor" || service == "order-service" { args += ["--campus", campus] }
+        if service == "region-monitor" { args += ["--beacon-exit-seconds", "5"] }
+        return args
+    }
+
+    /// Starts one executable; its stdout and stderr go to a log file (nothing to drain, nothing to block).
+    func start(_ service: String) throws {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent(service)
+        process.arguments = arguments(for: service)
+        let log = root.appendingPathComponent("\(service).log")
+        if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: log)
+        handle.seekToEndOfFile()
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        processes[service] = process
+    }
+
+    /// Starts the bus and the five services and waits until every one answers health.
+    func startAll() throws {
+        try start("bus")
+        for service in Self.services { try start(service) }
+        for service in ["bus"] + Self.services { try waitHealthy(service) }
+    }
+
+    func waitHealthy(_ service: String, timeout: Double = 20) throws {
+        let context = try Context()
+        let client = RequestClient(context: context, endpoint: endpoint(service), timeoutMilliseconds: 500)
+        defer { client.close() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if processes[service]?.isRunning == false { throw PlatformError("\(service) exited: \(log(service).suffix(2000))") }
+            if let status = try? client.call(Op.health, Empty(), as: HealthStatus.self), status.status == "ok" { return }
+            usleep(100_000)
+        }
+        throw PlatformError("\(service) did not become healthy in \(timeout) s: \(log(service).suffix(2000))")
+    }
+
+    /// SIGKILL: the process gets no chance to flush or close anything.
+    func kill9(_ service: String) {
+        guard let process = processes[service] else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM and the time the process took to exit, or nil when it had not exited after `limit` seconds.
+    func terminate(_ service: String, limit: Double = 5) -> (seconds: Double, status: Int32)? {
+        guard let process = processes[service] else { return nil }
+        let started = Date()
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning && Date().timeIntervalSince(started) < limit { usleep(10_000) }
+        guard !process.isRunning else { return nil }
+        return (Date().timeIntervalSince(started), process.terminationStatus)
+    }
+
+    func log(_ service: String) -> String {
+        (try? String(contentsOf: root.appendingPathComponent("\(service).log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Runs cafectl against this platform and returns (exit status, stdout, stderr).
+    func cafectl(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent("cafectl")
+        process.arguments = arguments + ["--bus", endpoint("bus"), "--ingest", endpoint("beacon-ingest"), "--region", endpoint("region-monitor"),
+                                         "--orders", endpoint("order-service"), "--kitchen", endpoint("kitchen-display"),
+                                         "--notify", endpoint("notification-service"), "--bus-pub", busPub, "--bus-sub", busSub]
+        let out = root.appendingPathComponent("cafectl-\(UUID().uuidString.prefix(6)).out")
+        let err = out.appendingPathExtension("err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOf: out, encoding: .utf8)) ?? "", (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+
+    /// Stops everything: SIGTERM, then SIGKILL for anything still alive after 3 s; removes the folder.
+    func stop() {
+        for process in processes.values where process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let deadline = Date().addingTimeInterval(3)
+        for process in processes.values {
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        processes.removeAll()
+        if ProcessInfo.processInfo.environment["CAFE_KEEP_TEST_DATA"] == nil { try? FileManager.default.removeItem(at: root) }
+    }
+
+    deinit { stop() }
+}
+
+struct PlatformError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Free TCP ports on loopback: bound to port 0 together (so they differ), read back, released.
+func freePorts(_ count: Int) throws -> [Int] {
+    var sockets: [Int32] = []
+    defer { sockets.forEach { close($0) } }
+    var ports: [Int] = []
+    for _ in 0..<count {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw PlatformError("socket() failed") }
+        sockets.append(fd)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0 else { throw PlatformError("bind() failed") }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        ports.append(Int(UInt16(bigEndian: address.sin_port)))
+    }
+    return ports
+}

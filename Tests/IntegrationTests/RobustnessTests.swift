@@ -1,0 +1,102 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import Testing
+import ZeroMQ
+
+/// Bad input gets a typed error and changes nothing; signals stop every process promptly.
+@Suite(.serialized)
+struct RobustnessTests {
+    @Test("every request socket answers garbage with a typed error and keeps serving")
+    func badRequests() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        for service in ["bus"] + Platform.services {
+            let client = RequestClient(context: context, endpoint: platform.endpoint(service))
+            defer { client.close() }
+            let cases: [(Data, String)] = [
+                (Data("not json".utf8), "request.malformed"),
+                (Data("{\"op\":\"no.such.op\",\"id\":\"1\",\"body\":{}}".utf8), "request.unknownOp"),
+                (Data("{\"id\":\"1\"}".utf8), "request.malformed"),
+                (Data(repeating: UInt8(ascii: " "), count: 300_000), "request.tooLarge"),
+            ]
+            for (frame, code) in cases {
+                let reply = try Wire.decodeReply(try client.send(raw: frame), body: Empty.self)
+                #expect(reply.ok == false && reply.error?.code == code, "\(service): \(String(decoding: frame.prefix(40), as: UTF8.self)) → \(String(describing: reply.error))")
+            }
+            #expect(try client.call(Op.health, Empty(), as: HealthStatus.self).status == "ok")
+        }
+        let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
+        defer { orders.close() }
+        let refusals: [(PlaceOrderRequest, String)] = [
+            (.init(idempotencyKey: "short", channel: .app, userId: "u", deviceId: nil, cafeId: "caffe-macs", reservationId: "r", items: [], paymentToken: nil, locale: "en_US"), "order.invalidIdempotencyKey"),
+            (.init(idempotencyKey: "key-unknown-cafe", channel: .app, userId: "u", deviceId: nil, cafeId: "nowhere", reservationId: "r", items: [], paymentToken: "tok_abcdefabcdefabcdef", locale: "en_US"), "order.unknownCafe"),
+            (.init(idempotencyKey: "key-no-payment", channel: .app, userId: "u", deviceId: nil, cafeId: "caffe-macs", reservationId: "r", items: [.init(itemId: "burger", quantity: 1)], paymentToken: nil, locale: "en_US"), "order.paymentRequired"),
+            (.init(idempotencyKey: "key-bad-item", channel: .app, userId: "u", deviceId: nil, cafeId: "caffe-macs", reservationId: "r", items: [.init(itemId: "latte", quantity: 1)], paymentToken: "tok_abcdefabcdefabcdef", locale: "en_US"), "order.unknownItem"),
+            (.init(idempotencyKey: "key-negative", channel: .app, userId: "u", deviceId: nil, cafeId: "caffe-macs", reservationId: "r", items: [.init(itemId: "burger", quantity: -1)], paymentToken: "tok_abcdefabcdefabcdef", locale: "en_US"), "order.invalidQuantity"),
+            (.init(idempotencyKey: "key-no-reservation", channel: .app, userId: "u", deviceId: nil, cafeId: "caffe-macs", reservationId: "res_nope", items: [.init(itemId: "burger", quantity: 1)], paymentToken: "tok_abcdefabcdefabcdef", locale: "en_US"), "order.unknownReservation"),
+        ]
+        for (request, code) in refusals {
+            #expect(throws: ServiceError.self) { try orders.call(Op.orderPlace, request, as: OrderView.self) }
+            do { _ = try orders.call(Op.orderPlace, request, as: OrderView.self) } catch let error as ServiceError { #expect(error.code == code) }
+        }
+        // Nothing was half-written: no order exists, no event was published.
+        let health = try orders.call(Op.health, Empty(), as: HealthStatus.self)
+        #expect(health.details["orders.open"] == "0")
+        #expect(health.streams["order"] == nil)
+    }
+
+    @Test("a message a service cannot use goes to its dead-letter topic with the reason")
+    func deadLetters() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["deadletter."])
+        defer { watcher.close() }
+        usleep(300_000)
+        let bogus = #"{"v":1,"type":"order.exploded","id":"x","source":"intruder","stream":"order","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{}}"#
+        let published = try platform.cafectl(["publish", "order.placed.caffe-macs.", bogus])
+        #expect(published.status == 0, "\(published.err)")
+        let letter = try watcher.waitFor("deadletter.kitchen-display.")
+        guard case .deadLetter(let d) = letter.envelope.body else { Issue.record("not a dead letter"); return }
+        #expect(d.code == "message.unknownType" && d.topic == "order.placed.caffe-macs." && d.message.contains("order.exploded"))
+        let missing = #"{"v":1,"type":"order.placed","id":"y","source":"intruder","stream":"order","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"at":"2026-01-01T00:00:00.000Z"}}"#
+        _ = try platform.cafectl(["publish", "order.placed.caffe-macs.", missing])
+        let second = try watcher.waitFor("deadletter.notification-service.") { if case .deadLetter(let d) = $0.envelope.body { d.excerpt.contains(#""id":"y""#) } else { false } }
+        guard case .deadLetter(let d2) = second.envelope.body else { return }
+        #expect(d2.code == "message.malformed", "\(d2)")
+        #expect(d2.message.contains("missing field body.order"), "\(d2)")
+    }
+
+    @Test("SIGTERM stops every executable within 2 s with status 0", arguments: ["bus"] + Platform.services)
+    func sigterm(service: String) throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let stopped = try #require(platform.terminate(service), "\(service) still running 5 s after SIGTERM")
+        #expect(stopped.seconds < 2, "\(service) took \(stopped.seconds) s")
+        #expect(stopped.status == 0)
+        #expect(platform.log(service).contains("\"msg\":\"stopped\""))
+    }
+
+    @Test("an unknown flag or a bad value exits 2 with one line", arguments: ["bus", "order-service", "region-monitor"])
+    func badFlags(service: String) throws {
+        let bin = try Platform.binaryDirectory()
+        for args in [["--no-such-flag", "1"], ["--log-level", "loud"]] {
+            let process = Process()
+            process.executableURL = bin.appendingPathComponent(service)
+            process.arguments = args
+            let pipe = Pipe()
+            process.standardError = pipe
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 2)
+            #expect(text.split(separator: "\n").count == 1 && text.contains(service))
+        }
+    }
+}
