@@ -1,0 +1,113 @@
+import Campus
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// Drives the Caffè Macs scenario once against a running platform, timing each step from the
+/// moment the request was sent to the moment its effect was seen on the bus.
+final class ScenarioDriver {
+    struct Endpoints {
+        var ingest: String, orders: String, kitchen: String, notify: String, busSub: String
+    }
+
+    struct Measurement: Codable {
+        var step: String
+        var milliseconds: Double
+    }
+
+    private let context: Context
+    private let endpoints: Endpoints
+    private let catalog: CampusCatalog
+    private let timeout: Double
+
+    init(context: Context, endpoints: Endpoints, catalog: CampusCatalog, timeout: Double) {
+        self.context = context
+        self.endpoints = endpoints
+        self.catalog = catalog
+        self.timeout = timeout
+    }
+
+    func run() throws -> [Measurement] {
+        guard let cafe = catalog.cafe(catalog.defaultCafe), let station = cafe.stations.first, let item = cafe.menu.first else {
+            throw ServiceError(.internalError, "the campus has no default café with a station and a menu")
+        }
+        let sub = try Socket(context, .sub)
+        defer { sub.close() }
+        try sub.setLinger(milliseconds: 0)
+        for prefix in ["region.event.", "order.", "notify.delivery."] { try sub.subscribe(prefix) }
+        try sub.connect(endpoints.busSub)
+        let ingest = RequestClient(context: context, endpoint: endpoints.ingest)
+        let orders = RequestClient(context: context, endpoint: endpoints.orders)
+        let kitchen = RequestClient(context: context, endpoint: endpoints.kitchen)
+        let notify = RequestClient(context: context, endpoint: endpoints.notify)
+        defer { [ingest, orders, kitchen, notify].forEach { $0.close() } }
+        usleep(300_000)  // let the subscription reach the publishers through the bus
+
+        var results: [Measurement] = []
+        func timed<T>(_ step: String, _ body: () throws -> T) rethrows -> T {
+            let start = Reactor.monotonic()
+            let value = try body()
+            results.append(Measurement(step: step, milliseconds: (Reactor.monotonic() - start) * 1000))
+            return value
+        }
+        func awaitEvent(_ prefix: String, since start: Double, step: String, _ match: (Envelope) -> Bool) throws {
+            let deadline = start + timeout
+            while Reactor.monotonic() < deadline {
+                guard let frames = try sub.receiveMultipart(timeoutMilliseconds: 50), frames.count == 2 else { continue }
+                let topic = String(decoding: frames[0], as: UTF8.self)
+                guard topic.hasPrefix(prefix), let envelope = try? Wire.decodeEnvelope(frames[1]), match(envelope) else { continue }
+                results.append(Measurement(step: step, milliseconds: (Reactor.monotonic() - start) * 1000))
+                return
+            }
+            throw ServiceError(code: "loadtest.timeout", message: "\(step): nothing on \(prefix) within \(timeout) s")
+        }
+
+        let device = "load-\(UUID().uuidString.prefix(8).lowercased())"
+        let user = "load-user-\(device.suffix(8))"
+        _ = try timed("request: ingest status") {
+            try ingest.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .whenInUse, foreground: true)), as: IngestResult.self)
+        }
+        _ = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: device, userId: user, channel: "bus", language: "en", locale: "en_US", authorization: .authorized), as: Registration.self)
+
+        let sightingSent = Reactor.monotonic()
+        _ = try timed("request: ingest sighting") {
+            try ingest.call(Op.ingestReport, IngestReport(deviceId: device, sightings: [
+                RangingReport(uuid: catalog.beaconUUID, major: cafe.beaconMajor, minor: station.minor, rssi: -60, measuredPower: -59, timestamp: Timestamp(Date())),
+            ]), as: IngestResult.self)
+        }
+        try awaitEvent("region.event.", since: sightingSent, step: "sighting → region event") {
+            if case .region(let e) = $0.body { return e.deviceId == device && e.state == .satisfied }
+            return false
+        }
+        _ = try timed("request: menu") { try orders.call(Op.menuGet, MenuRequest(userId: user, deviceId: device, locale: "en_US"), as: MenuReply.self) }
+        let windows = try timed("request: windows") { try orders.call(Op.windowsList, WindowsRequest(cafeId: cafe.id, locale: "en_US", count: 96), as: WindowsReply.self) }
+        guard let window = windows.windows.first(where: { $0.remaining > 0 }) else { throw ServiceError(.windowFull, "no free window at \(cafe.name)") }
+        let reservation = try timed("request: reserve") {
+            try orders.call(Op.windowReserve, ReserveRequest(cafeId: cafe.id, start: window.start, userId: user, locale: "en_US"), as: ReservationView.self)
+        }
+        let placedAt = Reactor.monotonic()
+        let placed = try timed("request: place order") {
+            try orders.call(Op.orderPlace, PlaceOrderRequest(idempotencyKey: "load-\(device)", channel: .app, userId: user, deviceId: device, cafeId: cafe.id,
+                                                             reservationId: reservation.reservationId, items: [OrderItemRequest(itemId: item.id, quantity: 1)],
+                                                             paymentToken: "tok_loadtestloadtest01", locale: "en_US"), as: OrderView.self)
+        }
+        let orderId = placed.order.orderId
+        // Automatic bumps: as soon as the kitchen shows the tickets, bump each one.
+        var bumped = Set<String>()
+        let bumpDeadline = Reactor.monotonic() + timeout
+        while bumped.count < Set(placed.order.lines.map(\.station)).count, Reactor.monotonic() < bumpDeadline {
+            for ticket in try kitchen.call(Op.kdsTickets, TicketsQuery(cafeId: cafe.id), as: TicketsReply.self).tickets where ticket.orderId == orderId && !bumped.contains(ticket.ticketId) {
+                _ = try kitchen.call(Op.kdsBump, TicketCommand(ticketId: ticket.ticketId), as: TicketView.self)
+                bumped.insert(ticket.ticketId)
+            }
+            if bumped.isEmpty { usleep(2_000) }
+        }
+        results.append(Measurement(step: "order placed → tickets bumped", milliseconds: (Reactor.monotonic() - placedAt) * 1000))
+        try awaitEvent("notify.delivery.\(device).", since: placedAt, step: "order placed → ready notification") {
+            if case .notification(let n) = $0.body { return n.orderId == orderId }
+            return false
+        }
+        return results
+    }
+}

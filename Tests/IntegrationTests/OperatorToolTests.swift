@@ -1,0 +1,72 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import Testing
+import ZeroMQ
+
+/// The operator tools against a running platform: `cafectl tail` shows every message as one JSON
+/// line, and `load-test` drives the scenario once and reports what it measured.
+@Suite(.serialized)
+struct OperatorToolTests {
+    @Test("cafectl tail \"\" prints one JSON line per message, and load-test measures the scenario")
+    func tailAndLoadTest() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+
+        let tail = Process()
+        tail.executableURL = platform.bin.appendingPathComponent("cafectl")
+        tail.arguments = ["tail", "", "--bus-sub", platform.busSub]
+        let out = platform.root.appendingPathComponent("tail.out")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        tail.standardOutput = try FileHandle(forWritingTo: out)
+        tail.standardError = try FileHandle(forWritingTo: platform.root.appendingPathComponent("tail.err").creatingEmptyFile())
+        try tail.run()
+        defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
+        usleep(400_000)
+
+        let load = Process()
+        load.executableURL = platform.bin.appendingPathComponent("load-test")
+        let json = platform.root.appendingPathComponent("load.json")
+        load.arguments = ["--ingest", platform.endpoint("beacon-ingest"), "--orders", platform.endpoint("order-service"),
+                          "--kitchen", platform.endpoint("kitchen-display"), "--notify", platform.endpoint("notification-service"),
+                          "--bus-sub", platform.busSub, "--campus", platform.campus, "--json", json.path]
+        load.standardOutput = FileHandle.nullDevice
+        load.standardError = FileHandle.nullDevice
+        try load.run()
+        load.waitUntilExit()
+        #expect(load.terminationStatus == 0)
+        struct Measurement: Decodable { let step: String; let milliseconds: Double }
+        let measured = try JSONDecoder().decode([Measurement].self, from: Data(contentsOf: json))
+        #expect(measured.contains { $0.step == "sighting → region event" && $0.milliseconds > 0 })
+        #expect(measured.contains { $0.step == "order placed → ready notification" && $0.milliseconds > 0 })
+
+        usleep(500_000)
+        kill(tail.processIdentifier, SIGINT)
+        tail.waitUntilExit()
+        #expect(tail.terminationStatus == 0)
+        let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
+        var topics: [String] = []
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            let topic = try #require(object["topic"] as? String)
+            let envelope = try #require(object["envelope"] as? [String: Any])
+            // What tail printed is the envelope as published: it decodes strictly.
+            _ = try Wire.decodeEnvelope(try JSONSerialization.data(withJSONObject: envelope))
+            topics.append(topic)
+        }
+        for prefix in ["device.", "sighting.", "region.event.campus.", "region.nearest.", "order.placed.", "order.accepted.", "kitchen.bumped.",
+                       "kitchen.ready.", "order.ready.", "notify.delivery.", "heartbeat."] {
+            #expect(topics.contains { $0.hasPrefix(prefix) }, "tail showed no \(prefix) message")
+        }
+        let summary = try String(contentsOf: platform.root.appendingPathComponent("tail.err"), encoding: .utf8)
+        #expect(summary.contains("tail: \(lines.count) messages"))
+    }
+}
+
+extension URL {
+    func creatingEmptyFile() -> URL {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        return self
+    }
+}
