@@ -32,7 +32,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let unsupportedVersion: ErrorCode = "message.unsupportedVersion"
     public static let messageMalformed: ErrorCode = "message.malformed"
     public static let messageTooLarge: ErrorCode = "message.tooLarge"
-    public static let unknownStream: ErrorCode = "replay.unknownStream"
+    /// Client side: no reply came within the client's timeout (never sent by a service).
+    public static let clientTimeout: ErrorCode = "client.timeout"
 
     // Location.
     public static let authorizationDenied: ErrorCode = "location.authorizationDenied"
@@ -61,6 +62,7 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let invalidIdempotencyKey: ErrorCode = "order.invalidIdempotencyKey"
     public static let unknownOrder: ErrorCode = "order.unknown"
     public static let illegalTransition: ErrorCode = "order.illegalTransition"
+    public static let channelUnsupported: ErrorCode = "order.channelUnsupported"
 
     // Kitchen.
     public static let unknownTicket: ErrorCode = "kitchen.unknownTicket"

@@ -49,7 +49,7 @@ public final class RequestClient {
             return reply.first ?? Data()
         } catch where error.isAgain {
             reset()
-            throw ServiceError(code: "client.timeout", message: "no reply from \(endpoint) within \(timeoutMilliseconds) ms")
+            throw ServiceError(.clientTimeout, "no reply from \(endpoint) within \(timeoutMilliseconds) ms")
         } catch {
             reset()
             throw error

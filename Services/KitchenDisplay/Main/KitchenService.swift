@@ -66,6 +66,9 @@ final class KitchenService {
             }
         case .orderCancelled:
             try db.run("UPDATE tickets SET state = 'cancelled', updated_ms = ? WHERE order_id = ?", host.clock.now().milliseconds, order.orderId)
+        case .orderReady:
+            // A queue rebuilt from replay must not show as open what the kitchen already finished.
+            try db.run("UPDATE tickets SET state = 'ready', updated_ms = ? WHERE order_id = ? AND state IN ('new','inProgress')", host.clock.now().milliseconds, order.orderId)
         case .orderPickedUp:
             try db.run("UPDATE tickets SET state = 'pickedUp', updated_ms = ? WHERE order_id = ?", host.clock.now().milliseconds, order.orderId)
         case .orderArrived:

@@ -34,7 +34,10 @@ public enum MessageCatalog {
     /// The text of `kind` in `language` with the placeholders filled.
     public static func render(_ kind: NotificationKind, language: String, cafe: String, time: String) -> Text? {
         guard let text = table[kind]?[self.language(for: language)] else { return nil }
-        func fill(_ s: String) -> String { s.replacingOccurrences(of: "{cafe}", with: cafe).replacingOccurrences(of: "{time}", with: time) }
+        // One pass over the template: a café name containing "{time}" stays as it is.
+        func fill(_ s: String) -> String {
+            s.components(separatedBy: "{time}").map { $0.replacingOccurrences(of: "{cafe}", with: cafe) }.joined(separator: time)
+        }
         return Text(title: fill(text.title), body: fill(text.body))
     }
 }

@@ -125,8 +125,11 @@ final class NotifyService {
         let language = MessageCatalog.language(for: registration?.language ?? "en")
         let locale = registration?.locale ?? "en_US"
         let time = times.format(order.pickupStart, timeZone: order.timeZone, locale: locale)
-        guard let text = MessageCatalog.render(kind, language: language, cafe: order.cafeName, time: time) else { return }
-        let reason = DeliveryPolicy.refusal(registration, now: now)
+        guard let text = MessageCatalog.render(kind, language: language, cafe: order.cafeName, time: time) else {
+            throw ServiceError(.internalError, "no message text for \(kind.rawValue)")
+        }
+        // A "ready" after the pickup window has closed helps nobody: record it, do not send it.
+        let reason = DeliveryPolicy.refusal(registration, now: now) ?? (now >= order.pickupEnd ? "notification.expired" : nil)
         let notification = DeviceNotification(
             notificationId: "ntf_" + UUID().uuidString.lowercased(), deviceId: deviceId, kind: kind, collapseId: order.orderId,
             title: text.title, body: text.body, language: language, orderId: order.orderId,

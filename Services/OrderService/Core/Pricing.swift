@@ -29,14 +29,18 @@ public enum Pricing {
                 guard let modifier = item.modifiers.first(where: { $0.id == id }) else {
                     throw ServiceError(.unknownItem, "items[\(index)]: \"\(id.prefix(40))\" is not a modifier of \(item.name)")
                 }
-                unit += modifier.price
+                let (withModifier, overflow) = unit.addingReportingOverflow(modifier.price)
+                guard !overflow else { throw ServiceError(.invalidQuantity, "items[\(index)]: amount overflows") }
+                unit = withModifier
                 names.append(modifier.name)
             }
             let (lineTotal, overflow) = unit.multipliedReportingOverflow(by: Int64(request.quantity))
             guard !overflow else { throw ServiceError(.invalidQuantity, "items[\(index)]: amount overflows") }
             lines.append(OrderLine(itemId: item.id, name: item.name, quantity: request.quantity, modifiers: names,
                                    station: item.station, unitPrice: unit, lineTotal: lineTotal))
-            total += lineTotal
+            let (sum, totalOverflow) = total.addingReportingOverflow(lineTotal)
+            guard !totalOverflow else { throw ServiceError(.invalidQuantity, "items[\(index)]: the order total overflows") }
+            total = sum
         }
         return (lines, total)
     }

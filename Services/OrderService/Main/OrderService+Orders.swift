@@ -31,7 +31,7 @@ extension OrderService {
         case .appClip:
             // Clip payments wait for region-monitor's location confirmation of the scanned code,
             // which this build does not have yet: refuse rather than take an unconfirmed payment.
-            throw ServiceError(code: "order.channelUnsupported", message: "App Clip orders need location confirmation, which this build does not offer yet")
+            throw ServiceError(.channelUnsupported, "App Clip orders need location confirmation, which this build does not offer yet")
         }
         let priced = try Pricing.price(request.items, at: cafe)
 

@@ -39,9 +39,14 @@ public final class RegionEngine {
         records[deviceId, default: [:]][identifier] = r
     }
 
-    /// Restores the last announced nearest beacon of a device.
-    public func restoreNearest(_ value: NearestBeacon) {
+    /// Restores the last announced nearest beacon of a device, as if its beacon were heard at `now`
+    /// (but never nearer than any real sighting): a device that stays silent after a restart has
+    /// it cleared one exit timeout later, like a satisfied record.
+    public func restoreNearest(_ value: NearestBeacon, now: Timestamp) {
         nearest[value.deviceId] = value
+        if let beacon = value.beacon {
+            sightings[value.deviceId, default: [:]][beacon] = (value.proximity ?? .near, .infinity, now)
+        }
     }
 
     public func record(deviceId: String, identifier: String) -> ConditionRecord? { records[deviceId]?[identifier] }
@@ -73,21 +78,23 @@ public final class RegionEngine {
     /// unsatisfied and its refinement is cleared. Called by a timer, not by the next message.
     public func tick(now: Timestamp) -> RegionEffects {
         var effects = RegionEffects()
-        for (device, deviceRecords) in records {
-            for (identifier, var record) in deviceRecords where record.state == .satisfied {
-                guard let condition = conditions.first(where: { $0.identifier == identifier }),
+        // Dictionary order differs from run to run: walk devices sorted and conditions in the
+        // order they were added, so the same inputs always give the same events in the same order.
+        for device in records.keys.sorted() {
+            for condition in conditions {
+                guard var record = records[device]?[condition.identifier], record.state == .satisfied,
                       let seen = record.lastSeen, now.seconds(since: seen) >= condition.exitTimeout
                 else { continue }
                 record.state = .unsatisfied
                 record.refinement = nil
-                let event = RegionEvent(monitor: monitor, identifier: identifier, deviceId: device, state: .unsatisfied,
+                let event = RegionEvent(monitor: monitor, identifier: condition.identifier, deviceId: device, state: .unsatisfied,
                                         refinement: nil, flags: [], date: now)
                 record.lastEvent = event
-                records[device]?[identifier] = record
+                records[device]?[condition.identifier] = record
                 effects.events.append(event)
             }
         }
-        for device in Array(sightings.keys) {
+        for device in sightings.keys.sorted() {
             let longest = conditions.map(\.exitTimeout).max() ?? nearestFreshness
             sightings[device] = sightings[device]?.filter { now.seconds(since: $0.value.at) < max(longest, nearestFreshness) }
             if let changed = updateNearest(deviceId: device, now: now) { effects.nearest.append(changed) }

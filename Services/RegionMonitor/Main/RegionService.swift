@@ -63,7 +63,7 @@ final class RegionService {
                            now: now)
         }
         for row in try host.db.query("SELECT value FROM nearest") {
-            engine.restoreNearest(try JSONDecoder().decode(NearestBeacon.self, from: Data(row.string("value").utf8)))
+            engine.restoreNearest(try JSONDecoder().decode(NearestBeacon.self, from: Data(row.string("value").utf8)), now: now)
         }
         let suffix = shard.isEmpty ? "" : "\(shard)."
         try host.subscribe(["sighting.\(suffix)", "location.\(suffix)", "device.\(suffix)"], durableStreams: ["device"]) { [unowned self] topic, envelope in
