@@ -20,7 +20,7 @@ struct ClientCommands {
 
     func print<T: Encodable>(_ value: T) {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data()
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
