@@ -43,6 +43,7 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let oneTimeGrantExpired: ErrorCode = "location.oneTimeGrantExpired"
     public static let rangingUnavailable: ErrorCode = "location.rangingUnavailable"
     public static let unknownDevice: ErrorCode = "location.unknownDevice"
+    public static let wrongShard: ErrorCode = "ingest.wrongShard"
     public static let unknownMonitor: ErrorCode = "monitor.unknown"
     public static let unknownCondition: ErrorCode = "monitor.unknownCondition"
 

@@ -40,6 +40,7 @@ struct ProtocolDocumentTests {
         Op.health: contract(Empty.self, HealthStatus.self),
         Op.replay: contract(ReplayRequest.self, ReplayReply.self),
         Op.ingestReport: contract(IngestReport.self, IngestResult.self),
+        Op.ingestBatch: contract(IngestBatch.self, IngestBatchResult.self),
         Op.monitorIdentifiers: contract(MonitorQuery.self, MonitorIdentifiers.self),
         Op.monitorRecord: contract(RecordQuery.self, MonitorRecord.self),
         Op.nearestGet: contract(DeviceQuery.self, NearestBeacon.self),

@@ -24,26 +24,34 @@ final class IngestService {
     private let host: ServiceHost
     private let engine = IngestEngine()
     private let shards: Int
+    /// The one shard this instance serves, or nil for all.
+    private let ownedShard: Int?
     private var published = 0
 
-    init(host: ServiceHost, shards: Int) {
+    init(host: ServiceHost, shards: Int, ownedShard: Int?) {
         self.host = host
         self.shards = shards
+        self.ownedShard = ownedShard
     }
 
     func start() throws {
         try host.db.migrate("beacon-ingest", Self.migrations)
         host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report in try self.ingest(report) }
+        host.router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch in try self.ingest(batch) }
         host.reactor.every(5, name: "smoothing.expire") { [unowned self] in self.engine.expire(now: self.host.clock.now()) }
         host.addHealthDetails { [unowned self] in
-            ["devices.smoothing": "\(engine.trackedDevices)", "published.bestEffort": "\(published)", "shards": "\(shards)"]
+            ["devices.smoothing": "\(engine.trackedDevices)", "published.bestEffort": "\(published)", "shards": "\(shards)",
+             "shard": ownedShard.map(String.init) ?? "all"]
         }
     }
 
     private func ingest(_ report: IngestReport) throws -> IngestResult {
+        let shard = Topic.shard(of: report.deviceId, count: shards)
+        if let ownedShard, shard != ownedShard {
+            throw ServiceError(.wrongShard, "device \(report.deviceId.prefix(64)) belongs to shard \(shard) of \(shards); this instance serves shard \(ownedShard)")
+        }
         let known = try loadStatus(report.deviceId)
         let outcome = try engine.process(report, known: known, now: host.clock.now())
-        let shard = Topic.shard(of: report.deviceId, count: shards)
         if let status = outcome.changedStatus {
             try host.write {
                 try host.db.run("""
@@ -68,6 +76,23 @@ final class IngestService {
         }
         published += outcome.sightings.count + outcome.fixes.count
         return outcome.result
+    }
+
+    /// Batches from a gateway: at most 1,000 reports and 10,000 sightings; each report judged alone.
+    private func ingest(_ batch: IngestBatch) throws -> IngestBatchResult {
+        guard batch.reports.count <= 1_000 else { throw ServiceError(.tooLarge, "a batch carries at most 1000 reports, got \(batch.reports.count)") }
+        let sightings = batch.reports.reduce(0) { $0 + ($1.sightings?.count ?? 0) }
+        guard sightings <= 10_000 else { throw ServiceError(.tooLarge, "a batch carries at most 10000 sightings, got \(sightings)") }
+        var items: [IngestBatchItem] = []
+        items.reserveCapacity(batch.reports.count)
+        for report in batch.reports {
+            do {
+                items.append(IngestBatchItem(deviceId: report.deviceId, result: try ingest(report)))
+            } catch let error as ServiceError {
+                items.append(IngestBatchItem(deviceId: report.deviceId, error: error))
+            }
+        }
+        return IngestBatchResult(accepted: items.reduce(0) { $0 + $1.accepted }, rejected: items.reduce(0) { $0 + $1.rejected }, results: items)
     }
 
     private func loadStatus(_ deviceId: String) throws -> DeviceStatus? {

@@ -5,12 +5,19 @@ import ServiceRuntime
 // authorization, smooths RSSI and publishes sightings and fixes partitioned by device shard.
 
 let specs = ServiceHost.commonSpecs(service: "beacon-ingest", listenPort: 7410) + [
-    OptionSpec("shards", .integer, default: "1", help: "number of device shards in sighting/location/device topics"),
+    OptionSpec("shards", .integer, default: "1", help: "number of device shards in sighting/location/device topics (the same on every instance)"),
+    OptionSpec("shard", .string, default: "", help: "the shard this instance owns, 0…shards-1; devices of other shards are refused with ingest.wrongShard (empty: every shard)"),
 ]
 let config = loadConfiguration(program: "beacon-ingest", summary: "ingress for phones: validates, enforces authorization, smooths RSSI", specs: specs)
 do {
     let host = try ServiceHost(service: "beacon-ingest", config: config)
-    let service = IngestService(host: host, shards: max(1, config.int("shards")))
+    let shards = max(1, config.int("shards"))
+    let owned = config.string("shard")
+    guard owned.isEmpty || (Int(owned).map { (0..<shards).contains($0) } ?? false) else {
+        FileHandle.standardError.write(Data("beacon-ingest: --shard must be empty or 0…\(shards - 1), not \"\(owned)\"\n".utf8))
+        exit(2)
+    }
+    let service = IngestService(host: host, shards: shards, ownedShard: Int(owned))
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }

@@ -42,6 +42,8 @@ final class RegionService {
     private let engine: RegionEngine
     private let shard: String
     private var refusedSightings = 0
+    private var consumedSightings = 0
+    private var consumedFixes = 0
 
     init(host: ServiceHost, catalog: CampusCatalog, monitor: String, exitTimeout: Double, shard: String) {
         self.host = host
@@ -86,7 +88,8 @@ final class RegionService {
             engine.nearestBeacon(deviceId: query.deviceId) ?? NearestBeacon(deviceId: query.deviceId, beacon: nil, proximity: nil, date: host.clock.now())
         }
         host.addHealthDetails { [unowned self] in
-            ["devices.tracked": "\(engine.trackedDevices)", "sightings.refused": "\(refusedSightings)", "conditions": "\(engine.conditions.count)"]
+            ["devices.tracked": "\(engine.trackedDevices)", "sightings.consumed": "\(consumedSightings)", "sightings.refused": "\(refusedSightings)",
+             "fixes.consumed": "\(consumedFixes)", "conditions": "\(engine.conditions.count)"]
         }
     }
 
@@ -97,12 +100,14 @@ final class RegionService {
     private func consume(_ envelope: Envelope) throws {
         switch envelope.body {
         case .sighting(let sighting):
+            consumedSightings += 1
             guard try mayLocate(sighting.deviceId) else {
                 refusedSightings += 1
                 return
             }
             try apply(engine.sighting(sighting))
         case .locationFix(let fix):
+            consumedFixes += 1
             guard try mayLocate(fix.deviceId) else { return }
             try host.db.run("""
                 INSERT INTO last_fixes (device_id, latitude, longitude, horizontal_accuracy, precise, observed_ms) VALUES (?, ?, ?, ?, ?, ?)

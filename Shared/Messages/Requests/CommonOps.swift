@@ -65,6 +65,7 @@ public enum Op {
     public static let health = "health"
     public static let replay = "replay"
     public static let ingestReport = "ingest.report"
+    public static let ingestBatch = "ingest.batch"
     public static let monitorIdentifiers = "monitor.identifiers"
     public static let monitorRecord = "monitor.record"
     public static let nearestGet = "nearest.get"

@@ -95,3 +95,51 @@ public struct IngestResult: Codable, Sendable, Equatable {
         self.rejections = rejections
     }
 }
+
+/// `ingest.batch` to beacon-ingest: reports from many devices at once, as an edge gateway
+/// forwards them. Each report is judged on its own; one bad report does not sink the others.
+public struct IngestBatch: Codable, Sendable, Equatable {
+    public var reports: [IngestReport]
+
+    public init(reports: [IngestReport]) {
+        self.reports = reports
+    }
+}
+
+/// The outcome of one report of a batch: its counts, or the error that refused it whole.
+public struct IngestBatchItem: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var accepted: Int
+    public var rejected: Int
+    public var rejections: [Rejection]
+    public var error: ServiceError?
+
+    public init(deviceId: String, result: IngestResult) {
+        self.deviceId = deviceId
+        self.accepted = result.accepted
+        self.rejected = result.rejected
+        self.rejections = result.rejections
+        self.error = nil
+    }
+
+    public init(deviceId: String, error: ServiceError) {
+        self.deviceId = deviceId
+        self.accepted = 0
+        self.rejected = 0
+        self.rejections = []
+        self.error = error
+    }
+}
+
+/// beacon-ingest's answer to a batch: totals and one item per report, in order.
+public struct IngestBatchResult: Codable, Sendable, Equatable {
+    public var accepted: Int
+    public var rejected: Int
+    public var results: [IngestBatchItem]
+
+    public init(accepted: Int, rejected: Int, results: [IngestBatchItem]) {
+        self.accepted = accepted
+        self.rejected = rejected
+        self.results = results
+    }
+}
