@@ -48,7 +48,7 @@ let package = Package(
     + service("NotificationService", executable: "notification-service", core: "NotifyCore")
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
-        .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/LoadTest"),
+        .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus", "BeaconIngestCore", "RegionMonitorCore"], path: "Services/LoadTest"),
         .testTarget(name: "SharedTests", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "Messages", "ServiceRuntime"], path: "Tests/IntegrationTests"),

@@ -18,6 +18,7 @@ let specs: [OptionSpec] = [
     OptionSpec("timeout", .number, default: "10", help: "seconds to wait for each effect on the bus"),
     OptionSpec("json", .path, default: "", help: "also write the measurements to this JSON file"),
 ]
+if CommandLine.arguments.dropFirst().first == "bench" { exit(Benchmarks.run(arguments: Array(CommandLine.arguments.dropFirst(2)))) }
 let config = loadConfiguration(program: "load-test", summary: "drive the Campus Café platform and measure it", specs: specs)
 
 do {

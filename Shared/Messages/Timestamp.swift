@@ -43,6 +43,26 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public var description: String { rfc3339 }
 
+    /// Appends the RFC 3339 text as UTF-8 bytes without building a String (the sighting hot path).
+    public func appendRFC3339(to out: inout [UInt8]) {
+        let (days, msOfDay) = milliseconds.floorDivided(by: 86_400_000)
+        let (y, m, d) = Self.civil(fromDays: days)
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var v = value
+            if v >= divisor * 10 { out.append(contentsOf: Array(String(v).utf8)); return }
+            while divisor > 0 {
+                out.append(UInt8(48 + v / divisor))
+                v %= divisor
+                divisor /= 10
+            }
+        }
+        digits(y, 4); out.append(45); digits(m, 2); out.append(45); digits(d, 2); out.append(84)
+        digits(msOfDay / 3_600_000, 2); out.append(58); digits(msOfDay / 60_000 % 60, 2); out.append(58)
+        digits(msOfDay / 1000 % 60, 2); out.append(46); digits(msOfDay % 1000, 3); out.append(90)
+    }
+
     /// Parses RFC 3339: date, "T", time, optional fraction (extra digits truncated to ms), "Z" or ±hh:mm.
     public init?(rfc3339 text: String) {
         let b = Array(text.utf8)

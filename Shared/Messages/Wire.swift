@@ -8,29 +8,46 @@ public enum Wire {
     /// Encodes any wire value as compact JSON with sorted keys, so the same value always gives
     /// the same bytes and operators tailing a topic read fields in a stable order.
     public static func encode<T: Encodable>(_ value: T) -> Data {
+        if let reply = value as? Reply<IngestBatchResult>, let data = RequestCodec.encode(reply) { return data }
+        return encode(value as any Encodable)
+    }
+
+    private static func encode(_ value: any Encodable) -> Data {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             return try encoder.encode(value)
         } catch {
             // Our own types always encode; a failure here is a programming error, not input.
-            preconditionFailure("encoding \(T.self) failed: \(error)")
+            preconditionFailure("encoding \(type(of: value)) failed: \(error)")
         }
+    }
+
+    /// Encodes an envelope; sightings, the hot path, take a hand-written route to the same JSON.
+    public static func encode(_ envelope: Envelope) -> Data {
+        if case .sighting(let sighting) = envelope.body, let data = SightingCodec.encode(envelope, sighting) { return data }
+        return encode(envelope as any Encodable)
     }
 
     /// Decodes a pub/sub envelope, refusing oversize frames, unknown types and bad fields with a typed error.
     public static func decodeEnvelope(_ frame: Data, maxBytes: Int = defaultMaxFrameBytes) throws(WireError) -> Envelope {
-        try decode(Envelope.self, from: frame, maxBytes: maxBytes, tooLarge: .messageTooLarge, malformed: .messageMalformed)
+        // Sightings first take the hand-written route; anything it does not fully recognise goes
+        // through the generic decoder, which gives the typed error.
+        if frame.count <= min(2048, maxBytes), let envelope = SightingCodec.decode(frame) { return envelope }
+        return try decode(Envelope.self, from: frame, maxBytes: maxBytes, tooLarge: .messageTooLarge, malformed: .messageMalformed)
     }
 
     /// Decodes a request's `op` and `id` so the service can pick the body type.
     public static func decodeRequestHead(_ frame: Data, maxBytes: Int = defaultMaxFrameBytes) throws(WireError) -> RequestHead {
-        try decode(RequestHead.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .malformed)
+        if frame.count <= maxBytes, let head = RequestCodec.head(frame) { return head }
+        return try decode(RequestHead.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .malformed)
     }
 
     /// Decodes a whole request with its typed body.
     public static func decodeRequest<Body: Codable & Sendable>(_ frame: Data, body: Body.Type, maxBytes: Int = defaultMaxFrameBytes) throws(WireError) -> Request<Body> {
-        try decode(Request<Body>.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .invalidField)
+        // Gateway batches arrive at campus rate: a hand-written route, the generic one on any surprise.
+        if Body.self == IngestBatch.self, frame.count <= maxBytes, let batch = RequestCodec.ingestBatch(frame) as? Request<Body> { return batch }
+        return try decode(Request<Body>.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .invalidField)
     }
 
     /// Decodes a reply to a request whose success body is `Body`.

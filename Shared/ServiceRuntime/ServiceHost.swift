@@ -28,6 +28,11 @@ public final class ServiceHost {
     private var subscriber: Socket?
     private var follower: StreamFollower?
     private var bestEffortSeq: [String: UInt64] = [:]
+    /// Best-effort envelopes are numbered, not given random UUIDs (a random UUID per sighting
+    /// costs a getrandom call and formatting): a per-process random prefix and the sequence
+    /// number keep ids unique across restarts.
+    private let bestEffortIDPrefix = String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-"
+
     private var healthDetails: [() -> [String: String]] = []
     private let started = Reactor.monotonic()
     private var deadLettered = 0
@@ -126,7 +131,8 @@ public final class ServiceHost {
     public func publishBestEffort(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws {
         let seq = (bestEffortSeq[stream] ?? 0) + 1
         bestEffortSeq[stream] = seq
-        let envelope = Envelope(type: type, source: outbox.source, stream: stream, seq: seq, time: clock.now(), body: body)
+        let envelope = Envelope(type: type, id: bestEffortIDPrefix + stream + "-" + String(seq), source: outbox.source, stream: stream,
+                                seq: seq, time: clock.now(), body: body)
         try publisher.send(Array(topic.utf8), more: true, dontWait: true)
         try publisher.send(Wire.encode(envelope), dontWait: true)
     }

@@ -31,7 +31,7 @@ public struct ReportValidator: Sendable {
 
     /// A ranging report's fields; returns the beacon identity with the UUID in canonical form.
     public func validate(_ r: RangingReport, now: Timestamp) throws(ServiceError) -> BeaconIdentity {
-        guard r.uuid.count == 36, let uuid = UUID(uuidString: r.uuid) else {
+        guard let uuid = Self.canonicalUUID(r.uuid) else {
             throw ServiceError(.invalidField, "uuid \"\(r.uuid.prefix(40))\" is not a UUID (8-4-4-4-12 hex digits)")
         }
         guard (0...65535).contains(r.major) else { throw ServiceError(.invalidField, "major \(r.major) is outside 0…65535") }
@@ -40,7 +40,7 @@ public struct ReportValidator: Sendable {
         guard (-127...0).contains(r.rssi) else { throw ServiceError(.invalidField, "rssi \(r.rssi) dBm is outside -127…0") }
         guard (-127 ... -1).contains(r.measuredPower) else { throw ServiceError(.invalidField, "measuredPower \(r.measuredPower) dBm is outside -127…-1") }
         try validateTime(r.timestamp, now: now)
-        return BeaconIdentity(uuid: uuid.uuidString, major: r.major, minor: r.minor)
+        return BeaconIdentity(uuid: uuid, major: r.major, minor: r.minor)
     }
 
     /// A location fix's fields.
@@ -58,6 +58,31 @@ public struct ReportValidator: Sendable {
         let skew = t.seconds(since: now)
         guard skew <= maxFutureSeconds else { throw ServiceError(.invalidField, "timestamp \(t) is \(Int(skew)) s in the future") }
         guard -skew <= maxAgeSeconds else { throw ServiceError(.invalidField, "timestamp \(t) is \(Int(-skew)) s old; the limit is \(Int(maxAgeSeconds)) s") }
+    }
+
+    /// The UUID in canonical upper case, or nil when it is not 8-4-4-4-12 hex digits.
+    /// Checked byte by byte: this runs for every sighting.
+    public static func canonicalUUID(_ text: String) -> String? {
+        var utf8 = text.utf8
+        guard utf8.count == 36 else { return nil }
+        var lower = false
+        var index = 0
+        for byte in utf8 {
+            switch index {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return nil }
+            default:
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "F"): break
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): lower = true
+                default: return nil
+                }
+            }
+            index += 1
+        }
+        if !lower { return text }
+        utf8 = text.utf8
+        return String(decoding: utf8.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f") ? $0 - 32 : $0 }, as: UTF8.self)
     }
 
     static func isToken(_ text: String, max: Int) -> Bool {

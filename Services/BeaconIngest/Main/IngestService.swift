@@ -27,6 +27,10 @@ final class IngestService {
     /// The one shard this instance serves, or nil for all.
     private let ownedShard: Int?
     private var published = 0
+    /// Topics per shard, built once: the sighting path must not rebuild them per message.
+    private lazy var topics: [(sighting: String, location: String, device: String)] = (0..<shards).map {
+        (Topic.sighting(shard: $0), Topic.location(shard: $0), Topic.device(shard: $0))
+    }
 
     init(host: ServiceHost, shards: Int, ownedShard: Int?) {
         self.host = host
@@ -62,17 +66,17 @@ final class IngestService {
                         ranging_available = excluded.ranging_available, changed_ms = excluded.changed_ms
                     """, status.deviceId, status.authorization.rawValue, status.foreground, status.precise,
                     status.monitoringAvailable, status.rangingAvailable, status.changedAt.milliseconds)
-                try host.emit(.deviceStatus, topic: Topic.device(shard: shard), stream: "device", .deviceStatus(status))
+                try host.emit(.deviceStatus, topic: topics[shard].device, stream: "device", .deviceStatus(status))
             }
             if outcome.purge {
                 host.logger.info("location data dropped", ["device.id": status.deviceId, "authorization": status.authorization.rawValue])
             }
         }
         for sighting in outcome.sightings {
-            try host.publishBestEffort(.sightingReported, topic: Topic.sighting(shard: shard), stream: "sighting", .sighting(sighting))
+            try host.publishBestEffort(.sightingReported, topic: topics[shard].sighting, stream: "sighting", .sighting(sighting))
         }
         for fix in outcome.fixes {
-            try host.publishBestEffort(.locationFix, topic: Topic.location(shard: shard), stream: "location", .locationFix(fix))
+            try host.publishBestEffort(.locationFix, topic: topics[shard].location, stream: "location", .locationFix(fix))
         }
         published += outcome.sightings.count + outcome.fixes.count
         return outcome.result

@@ -13,92 +13,133 @@ public struct RegionEffects: Sendable, Equatable {
 /// (device, condition), events only on a change of state, exit by timer, and the nearest
 /// near/immediate beacon per device (far and unknown never switch the café).
 /// Synchronous and deterministic; every input carries the time.
+///
+/// This is the hot path (every phone ranges about once a second), so a device's state is one
+/// compact value found with one dictionary lookup; identities are interned and public values
+/// (`ConditionRecord`, `RegionEvent`, `NearestBeacon`) are built only when asked for or announced.
 public final class RegionEngine {
     public let monitor: String
     public private(set) var conditions: [BeaconCondition]
     /// How long a near/immediate sighting counts for the nearest-beacon answer.
     public let nearestFreshness: Double
-    private var records: [String: [String: ConditionRecord]] = [:]
-    private var sightings: [String: [BeaconIdentity: (proximity: Proximity, accuracy: Double, at: Timestamp)]] = [:]
-    private var nearest: [String: NearestBeacon] = [:]
+
+    private var slots: [String: Int] = [:]
+    private var devices: [DeviceState] = []
+    private var freeSlots: [Int] = []
+    private var uuids: [String] = []
+    private var uuidIndex: [String: Int16] = [:]
+    private var lastUUID: (text: String, index: Int16)?
+    private var matchers: [Matcher] = []
+    /// Heard beacons are kept this long: the longest exit timeout, or the freshness if longer.
+    private let heardMilliseconds: Int64
 
     public init(monitor: String, conditions: [BeaconCondition], nearestFreshness: Double = 10) {
         self.monitor = monitor
         self.conditions = conditions
         self.nearestFreshness = nearestFreshness
+        heardMilliseconds = Int64((max(conditions.map(\.exitTimeout).max() ?? nearestFreshness, nearestFreshness) * 1000).rounded())
+        matchers = conditions.map { Matcher(uuid: intern($0.uuid), major: $0.major, minor: $0.minor) }
     }
 
     /// Devices with any state held.
-    public var trackedDevices: Int { Set(records.keys).union(sightings.keys).count }
+    public var trackedDevices: Int { slots.count }
 
     /// Restores a record from storage. A satisfied record's exit timeout restarts at `now`:
     /// nothing unchanged is re-announced, and a device gone while we were down exits one timeout later.
     public func restore(deviceId: String, identifier: String, record: ConditionRecord, now: Timestamp) {
-        var r = record
-        if r.state == .satisfied { r.lastSeen = now }
-        records[deviceId, default: [:]][identifier] = r
+        guard let c = conditions.firstIndex(where: { $0.identifier == identifier }) else { return }
+        let slot = slotFor(deviceId)
+        var compact = CompactRecord()
+        compact.exists = true
+        compact.state = record.state
+        compact.refinement = record.refinement.map(compactBeacon)
+        compact.lastSeen = record.state == .satisfied ? now.milliseconds : (record.lastSeen?.milliseconds ?? CompactRecord.none)
+        compact.lastEventDate = record.lastEvent?.date.milliseconds ?? CompactRecord.none
+        compact.lastEventFlags = record.lastEvent?.flags ?? []
+        devices[slot].setRecord(c, compact, conditionCount: conditions.count)
     }
 
     /// Restores the last announced nearest beacon of a device, as if its beacon were heard at `now`
     /// (but never nearer than any real sighting): a device that stays silent after a restart has
     /// it cleared one exit timeout later, like a satisfied record.
     public func restoreNearest(_ value: NearestBeacon, now: Timestamp) {
-        nearest[value.deviceId] = value
-        if let beacon = value.beacon {
-            sightings[value.deviceId, default: [:]][beacon] = (value.proximity ?? .near, .infinity, now)
-        }
+        guard let beacon = value.beacon else { return }
+        let slot = slotFor(value.deviceId)
+        let compact = compactBeacon(beacon)
+        devices[slot].nearest = Nearest(beacon: compact, proximity: value.proximity ?? .near, date: value.date.milliseconds)
+        devices[slot].hear(compact, proximity: value.proximity ?? .near, accuracy: .infinity, at: now.milliseconds)
     }
 
-    public func record(deviceId: String, identifier: String) -> ConditionRecord? { records[deviceId]?[identifier] }
+    public func record(deviceId: String, identifier: String) -> ConditionRecord? {
+        guard let slot = slots[deviceId], let c = conditions.firstIndex(where: { $0.identifier == identifier }),
+              c < devices[slot].records.count, devices[slot].records[c].exists
+        else { return nil }
+        return publicRecord(devices[slot].records[c], condition: c, deviceId: deviceId)
+    }
 
-    public func nearestBeacon(deviceId: String) -> NearestBeacon? { nearest[deviceId] }
+    public func nearestBeacon(deviceId: String) -> NearestBeacon? {
+        guard let slot = slots[deviceId], let nearest = devices[slot].nearest else { return nil }
+        return NearestBeacon(deviceId: deviceId, beacon: identity(nearest.beacon), proximity: nearest.proximity, date: Timestamp(milliseconds: nearest.date))
+    }
 
     /// A sighting: satisfies every matching condition not yet satisfied; may change the nearest beacon.
     public func sighting(_ s: Sighting) -> RegionEffects {
         var effects = RegionEffects()
-        for condition in conditions where condition.matches(s.beacon) {
-            var record = records[s.deviceId]?[condition.identifier] ?? ConditionRecord(state: .unknown, refinement: nil, lastSeen: nil, lastEvent: nil)
-            record.lastSeen = max(record.lastSeen ?? s.observedAt, s.observedAt)
+        let beacon = compactBeacon(s.beacon)
+        let at = s.observedAt.milliseconds
+        let slot = slotFor(s.deviceId)
+        for (c, matcher) in matchers.enumerated() where matcher.matches(beacon) {
+            if devices[slot].records.isEmpty { devices[slot].records = Array(repeating: CompactRecord(), count: conditions.count) }
+            var record = devices[slot].records[c]
+            record.exists = true
+            record.lastSeen = record.lastSeen == CompactRecord.none ? at : max(record.lastSeen, at)
             if record.state != .satisfied {
                 record.state = .satisfied
-                record.refinement = s.beacon
-                let event = RegionEvent(monitor: monitor, identifier: condition.identifier, deviceId: s.deviceId, state: .satisfied,
-                                        refinement: s.beacon, flags: [], date: s.observedAt)
-                record.lastEvent = event
-                effects.events.append(event)
+                record.refinement = beacon
+                record.lastEventDate = at
+                record.lastEventFlags = []
+                effects.events.append(RegionEvent(monitor: monitor, identifier: conditions[c].identifier, deviceId: s.deviceId, state: .satisfied,
+                                                  refinement: s.beacon, flags: [], date: s.observedAt))
             }
-            records[s.deviceId, default: [:]][condition.identifier] = record
+            devices[slot].records[c] = record
         }
-        sightings[s.deviceId, default: [:]][s.beacon] = (s.proximity, s.accuracy, s.observedAt)
-        if let changed = updateNearest(deviceId: s.deviceId, now: s.observedAt) { effects.nearest.append(changed) }
+        devices[slot].hear(beacon, proximity: s.proximity, accuracy: s.accuracy, at: at)
+        if let changed = updateNearest(slot: slot, now: at) { effects.nearest.append(changed) }
         return effects
     }
 
     /// Fires exit timeouts: a satisfied record with no matching sighting for `exitTimeout` becomes
     /// unsatisfied and its refinement is cleared. Called by a timer, not by the next message.
+    /// Output order is stable: by device id, then conditions in the order they were added.
     public func tick(now: Timestamp) -> RegionEffects {
-        var effects = RegionEffects()
-        // Dictionary order differs from run to run: walk devices sorted and conditions in the
-        // order they were added, so the same inputs always give the same events in the same order.
-        for device in records.keys.sorted() {
-            for condition in conditions {
-                guard var record = records[device]?[condition.identifier], record.state == .satisfied,
-                      let seen = record.lastSeen, now.seconds(since: seen) >= condition.exitTimeout
+        let at = now.milliseconds
+        var changed: [(deviceId: String, events: [RegionEvent], nearest: NearestBeacon?)] = []
+        for slot in devices.indices where devices[slot].isActive {
+            var events: [RegionEvent] = []
+            for c in devices[slot].records.indices where devices[slot].records[c].state == .satisfied {
+                var record = devices[slot].records[c]
+                guard record.lastSeen != CompactRecord.none,
+                      Double(at - record.lastSeen) / 1000 >= conditions[c].exitTimeout
                 else { continue }
                 record.state = .unsatisfied
                 record.refinement = nil
-                let event = RegionEvent(monitor: monitor, identifier: condition.identifier, deviceId: device, state: .unsatisfied,
-                                        refinement: nil, flags: [], date: now)
-                record.lastEvent = event
-                records[device]?[condition.identifier] = record
-                effects.events.append(event)
+                record.lastEventDate = at
+                record.lastEventFlags = []
+                devices[slot].records[c] = record
+                events.append(RegionEvent(monitor: monitor, identifier: conditions[c].identifier, deviceId: devices[slot].id, state: .unsatisfied,
+                                          refinement: nil, flags: [], date: now))
             }
+            var nearest: NearestBeacon?
+            if !devices[slot].heard.isEmpty || devices[slot].nearest != nil {
+                devices[slot].heard.removeAll { at - $0.at >= heardMilliseconds }
+                nearest = updateNearest(slot: slot, now: at)
+            }
+            if !events.isEmpty || nearest != nil { changed.append((devices[slot].id, events, nearest)) }
         }
-        for device in sightings.keys.sorted() {
-            let longest = conditions.map(\.exitTimeout).max() ?? nearestFreshness
-            sightings[device] = sightings[device]?.filter { now.seconds(since: $0.value.at) < max(longest, nearestFreshness) }
-            if let changed = updateNearest(deviceId: device, now: now) { effects.nearest.append(changed) }
-            if sightings[device]?.isEmpty == true { sightings[device] = nil }
+        var effects = RegionEffects()
+        for entry in changed.sorted(by: { $0.deviceId < $1.deviceId }) {
+            effects.events += entry.events
+            if let nearest = entry.nearest { effects.nearest.append(nearest) }
         }
         return effects
     }
@@ -106,30 +147,153 @@ public final class RegionEngine {
     /// Drops every piece of state for a device (authorization withdrawn). Returns whether it held any.
     @discardableResult
     public func purge(deviceId: String) -> Bool {
-        let held = records[deviceId] != nil || sightings[deviceId] != nil || nearest[deviceId] != nil
-        records[deviceId] = nil
-        sightings[deviceId] = nil
-        nearest[deviceId] = nil
+        guard let slot = slots.removeValue(forKey: deviceId) else { return false }
+        let held = devices[slot].holdsState
+        devices[slot] = DeviceState(id: "")
+        freeSlots.append(slot)
         return held
     }
+
+    // MARK: Nearest beacon
 
     /// The nearest beacon decides only when near or immediate. With none fresh, the current answer
     /// stands while any beacon of its café is still heard (far must not switch the café) and is
     /// cleared once its café has gone silent.
-    private func updateNearest(deviceId: String, now: Timestamp) -> NearestBeacon? {
-        let heard = sightings[deviceId] ?? [:]
-        let candidates = heard.filter { $0.value.proximity.decidesPlace && now.seconds(since: $0.value.at) <= nearestFreshness }
-        let current = nearest[deviceId]
-        var next: (beacon: BeaconIdentity, proximity: Proximity)?
-        if let best = candidates.min(by: { ($0.value.accuracy, $0.key.description) < ($1.value.accuracy, $1.key.description) }) {
-            next = (best.key, best.value.proximity)
-        } else if let beacon = current?.beacon, heard.keys.contains(where: { $0.uuid == beacon.uuid && $0.major == beacon.major }) {
+    private func updateNearest(slot: Int, now: Int64) -> NearestBeacon? {
+        let freshness = nearestFreshness
+        var best: Heard?
+        for heard in devices[slot].heard where heard.proximity.decidesPlace && Double(now - heard.at) / 1000 <= freshness {
+            if let current = best {
+                if heard.accuracy < current.accuracy
+                    || (heard.accuracy == current.accuracy && identity(heard.beacon).description < identity(current.beacon).description) {
+                    best = heard
+                }
+            } else {
+                best = heard
+            }
+        }
+        let current = devices[slot].nearest
+        if best == nil, let current, devices[slot].heard.contains(where: { $0.beacon.uuid == current.beacon.uuid && $0.beacon.major == current.beacon.major }) {
             return nil
         }
-        if next?.beacon == current?.beacon { return nil }
-        if next == nil && current == nil { return nil }
-        let value = NearestBeacon(deviceId: deviceId, beacon: next?.beacon, proximity: next?.proximity, date: now)
-        nearest[deviceId] = next == nil ? nil : value
-        return value
+        if best?.beacon == current?.beacon { return nil }
+        devices[slot].nearest = best.map { Nearest(beacon: $0.beacon, proximity: $0.proximity, date: now) }
+        return NearestBeacon(deviceId: devices[slot].id, beacon: best.map { identity($0.beacon) }, proximity: best?.proximity, date: Timestamp(milliseconds: now))
+    }
+
+    // MARK: Compact state
+
+    private func slotFor(_ deviceId: String) -> Int {
+        if let slot = slots[deviceId] { return slot }
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            devices[slot] = DeviceState(id: deviceId)
+        } else {
+            slot = devices.count
+            devices.append(DeviceState(id: deviceId))
+        }
+        slots[deviceId] = slot
+        return slot
+    }
+
+    private func intern(_ uuid: String) -> Int16 {
+        if let last = lastUUID, last.text == uuid { return last.index }
+        let index: Int16
+        if let known = uuidIndex[uuid] {
+            index = known
+        } else {
+            index = Int16(truncatingIfNeeded: uuids.count)
+            uuids.append(uuid)
+            uuidIndex[uuid] = index
+        }
+        lastUUID = (uuid, index)
+        return index
+    }
+
+    private func compactBeacon(_ beacon: BeaconIdentity) -> CompactBeacon {
+        CompactBeacon(uuid: intern(beacon.uuid), major: UInt16(truncatingIfNeeded: beacon.major), minor: UInt16(truncatingIfNeeded: beacon.minor))
+    }
+
+    private func identity(_ beacon: CompactBeacon) -> BeaconIdentity {
+        BeaconIdentity(uuid: uuids[Int(beacon.uuid)], major: Int(beacon.major), minor: Int(beacon.minor))
+    }
+
+    private func publicRecord(_ record: CompactRecord, condition c: Int, deviceId: String) -> ConditionRecord {
+        let refinement = record.refinement.map(identity)
+        let lastEvent = record.lastEventDate == CompactRecord.none ? nil
+            : RegionEvent(monitor: monitor, identifier: conditions[c].identifier, deviceId: deviceId, state: record.state,
+                          refinement: refinement, flags: record.lastEventFlags, date: Timestamp(milliseconds: record.lastEventDate))
+        return ConditionRecord(state: record.state, refinement: refinement,
+                               lastSeen: record.lastSeen == CompactRecord.none ? nil : Timestamp(milliseconds: record.lastSeen), lastEvent: lastEvent)
+    }
+}
+
+/// A beacon identity with the UUID interned: 6 bytes instead of a 36-character string.
+struct CompactBeacon: Equatable {
+    var uuid: Int16
+    var major: UInt16
+    var minor: UInt16
+}
+
+/// A condition as the hot path tests it.
+struct Matcher {
+    var uuid: Int16
+    var major: Int?
+    var minor: Int?
+
+    func matches(_ beacon: CompactBeacon) -> Bool {
+        beacon.uuid == uuid && (major.map { $0 == Int(beacon.major) } ?? true) && (minor.map { $0 == Int(beacon.minor) } ?? true)
+    }
+}
+
+/// One condition's record for one device. Its last event is derived: the engine announces every
+/// change of state, so the last event always carries the record's state and refinement.
+struct CompactRecord {
+    static let none = Int64.min
+    var exists = false
+    var state: ConditionState = .unknown
+    var refinement: CompactBeacon?
+    var lastSeen: Int64 = none
+    var lastEventDate: Int64 = none
+    var lastEventFlags: [EventFlag] = []
+}
+
+struct Heard {
+    var beacon: CompactBeacon
+    var proximity: Proximity
+    var accuracy: Double
+    var at: Int64
+}
+
+struct Nearest {
+    var beacon: CompactBeacon
+    var proximity: Proximity
+    var date: Int64
+}
+
+/// Everything the engine holds for one device.
+struct DeviceState {
+    var id: String
+    /// One per condition once the device matched any; empty before.
+    var records: [CompactRecord] = []
+    /// The latest sighting of each beacon heard recently.
+    var heard: [Heard] = []
+    var nearest: Nearest?
+
+    var isActive: Bool { !heard.isEmpty || nearest != nil || records.contains { $0.state == .satisfied } }
+    var holdsState: Bool { !heard.isEmpty || nearest != nil || records.contains { $0.exists } }
+
+    mutating func setRecord(_ c: Int, _ record: CompactRecord, conditionCount: Int) {
+        if records.isEmpty { records = Array(repeating: CompactRecord(), count: conditionCount) }
+        records[c] = record
+    }
+
+    mutating func hear(_ beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64) {
+        if let i = heard.firstIndex(where: { $0.beacon == beacon }) {
+            heard[i] = Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at)
+        } else {
+            heard.append(Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at))
+        }
     }
 }

@@ -41,6 +41,9 @@ final class RegionService {
     private let host: ServiceHost
     private let engine: RegionEngine
     private let shard: String
+    /// Devices whose authorization is withdrawn, mirrored from the `devices` table so the sighting
+    /// path never queries SQLite.
+    private var withdrawn: Set<String> = []
     private var refusedSightings = 0
     private var consumedSightings = 0
     private var consumedFixes = 0
@@ -66,6 +69,12 @@ final class RegionService {
         }
         for row in try host.db.query("SELECT value FROM nearest") {
             engine.restoreNearest(try JSONDecoder().decode(NearestBeacon.self, from: Data(row.string("value").utf8)), now: now)
+        }
+        for row in try host.db.query("SELECT device_id, authorization, foreground FROM devices") {
+            if let authorization = Authorization(rawValue: row.string("authorization")),
+               AuthorizationPolicy.requiresPurge(authorization: authorization, foreground: row.bool("foreground")) {
+                withdrawn.insert(row.string("device_id"))
+            }
         }
         let suffix = shard.isEmpty ? "" : "\(shard)."
         try host.subscribe(["sighting.\(suffix)", "location.\(suffix)", "device.\(suffix)"], durableStreams: ["device"]) { [unowned self] topic, envelope in
@@ -101,14 +110,14 @@ final class RegionService {
         switch envelope.body {
         case .sighting(let sighting):
             consumedSightings += 1
-            guard try mayLocate(sighting.deviceId) else {
+            guard mayLocate(sighting.deviceId) else {
                 refusedSightings += 1
                 return
             }
             try apply(engine.sighting(sighting))
         case .locationFix(let fix):
             consumedFixes += 1
-            guard try mayLocate(fix.deviceId) else { return }
+            guard mayLocate(fix.deviceId) else { return }
             try host.db.run("""
                 INSERT INTO last_fixes (device_id, latitude, longitude, horizontal_accuracy, precise, observed_ms) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(device_id) DO UPDATE SET latitude = excluded.latitude, longitude = excluded.longitude,
@@ -126,6 +135,13 @@ final class RegionService {
                     try purge(status)
                 }
             }
+            // Mirror the stored authorization. Should the surrounding transaction roll back, the event
+            // is dead-lettered and memory errs on the side of dropping this device's location data.
+            if AuthorizationPolicy.requiresPurge(authorization: status.authorization, foreground: status.foreground) {
+                withdrawn.insert(status.deviceId)
+            } else {
+                withdrawn.remove(status.deviceId)
+            }
         default:
             throw ServiceError(.unknownType, "region-monitor does not consume \(envelope.type.rawValue)")
         }
@@ -133,11 +149,8 @@ final class RegionService {
 
     /// A device whose authorization we know to be withdrawn contributes nothing, even if a
     /// sighting raced its status change through the bus.
-    private func mayLocate(_ deviceId: String) throws -> Bool {
-        guard let row = try host.db.query("SELECT authorization, foreground FROM devices WHERE device_id = ?", deviceId).first,
-              let authorization = Authorization(rawValue: row.string("authorization"))
-        else { return true }
-        return !AuthorizationPolicy.requiresPurge(authorization: authorization, foreground: row.bool("foreground"))
+    private func mayLocate(_ deviceId: String) -> Bool {
+        !withdrawn.contains(deviceId)
     }
 
     private func purge(_ status: DeviceStatus) throws {

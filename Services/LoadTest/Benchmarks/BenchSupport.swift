@@ -1,0 +1,47 @@
+import Foundation
+
+/// Small measuring helpers for the benchmarks: wall time, resident memory, exact percentiles.
+enum Bench {
+    /// Seconds on the monotonic clock.
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// CPU seconds the calling thread has used, to turn a rate into a per-core rate.
+    static func cpuSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Resident set size of a process in bytes (VmRSS from /proc), nil when unreadable.
+    static func residentBytes(pid: Int32 = getpid()) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        let kb = line.split(separator: " ").compactMap { Int($0) }.first
+        return kb.map { $0 * 1024 }
+    }
+
+    /// Exact percentile of already sorted samples (nearest rank).
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+
+    static func format(_ value: Double, _ digits: Int = 0) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+
+    /// 1234567 → "1,234,567".
+    static func grouped(_ value: Double) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.maximumFractionDigits = 0
+        formatter.locale = Locale(identifier: "en_US")
+        return formatter.string(from: NSNumber(value: value)) ?? "\(Int(value))"
+    }
+}

@@ -1,0 +1,99 @@
+import Campus
+import Foundation
+import Messages
+
+/// `load-test bench`: the figures the performance targets are stated in, from one run on this
+/// machine: (a) raw libzmq, (b) the platform's sighting path (and as a ratio of (a)),
+/// (c) region-monitor's evaluation, (d) envelope JSON. Each target is printed with how far the
+/// figure is from it.
+enum Benchmarks {
+    static let usage = """
+    usage: load-test bench [--campus deploy/campus.json] [--devices 100000] [--step-seconds 4] [--rates 25000,50000,...] [--only a,b,c,d]
+    """
+
+    static func run(arguments: [String]) -> Int32 {
+        if arguments.contains("--help") {
+            print(usage)
+            return 0
+        }
+        let campusPath = value("--campus", in: arguments) ?? "deploy/campus.json"
+        let devices = Int(value("--devices", in: arguments) ?? "") ?? 100_000
+        let stepSeconds = Double(value("--step-seconds", in: arguments) ?? "") ?? 4
+        let rates = (value("--rates", in: arguments) ?? "25000,50000,75000,100000,125000,150000,200000").split(separator: ",").compactMap { Double($0) }
+        let only = Set((value("--only", in: arguments) ?? "a,b,c,d").split(separator: ",").map(String.init))
+        guard let catalog = try? CampusCatalog.load(path: campusPath) else {
+            FileHandle.standardError.write(Data("load-test bench: cannot read the campus catalog \(campusPath)\n".utf8))
+            return 2
+        }
+        let sample = Wire.encode(CodecBenchmark.sampleSighting(0))
+        let topic = Data(Topic.sighting(shard: 0).utf8)
+        print("Campus Café benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
+        do {
+            var zmqRate: Double?
+            if only.contains("a") || only.contains("b") {
+                let throughput = try ZeroMQBenchmark.pubSub(messages: 500_000, topic: topic, payload: sample)
+                zmqRate = throughput.perSecond
+                let rtt = try ZeroMQBenchmark.reqRep(count: 20_000, payload: sample)
+                print("(a) raw libzmq over TCP loopback, frames of \(topic.count) + \(sample.count) B (a sighting)")
+                print("    PUB→SUB  \(Bench.grouped(throughput.perSecond)) msg/s (\(Bench.grouped(Double(throughput.messages))) messages)")
+                print("    REQ→REP  round trip p50 \(Bench.format(Bench.percentile(rtt, 50), 1)) µs, p99 \(Bench.format(Bench.percentile(rtt, 99), 1)) µs, p99.9 \(Bench.format(Bench.percentile(rtt, 99.9), 1)) µs")
+            }
+            if only.contains("b") {
+                let bench = PlatformBenchmark(catalog: catalog, campusPath: campusPath, devices: devices, stepSeconds: stepSeconds)
+                defer { bench.stop() }
+                let result = try bench.run(rates: rates)
+                print("(b) beacon-ingest → bus → region-monitor, \(Bench.grouped(Double(devices))) devices, \(Driver.reportsPerBatch) reports × \(Driver.sightingsPerReport) sightings per ingest.batch, open loop")
+                print("    target/s   achieved/s   accepted    consumed   lost")
+                for step in result.steps {
+                    print("    " + [Bench.grouped(step.target).padded(9), Bench.grouped(step.achieved).padded(11), Bench.grouped(Double(step.accepted)).padded(10),
+                                    Bench.grouped(Double(step.consumed)).padded(10), Bench.grouped(Double(step.accepted - step.consumed)).padded(5)].joined(separator: "  ")
+                          + (step.holds ? "" : "   ← not held"))
+                }
+                let ratio = zmqRate.map { " = \(Bench.format(result.sustained / $0 * 100, 1))% of raw PUB→SUB" } ?? ""
+                print("    sustained with zero loss: \(Bench.grouped(result.sustained)) sightings/s\(ratio); " + verdict(result.sustained, atLeast: 100_000, unit: "sightings/s"))
+                let l = result.latencies
+                print("    sighting → region event at \(Bench.grouped(result.latencyRate))/s (\(l.count) events): p50 \(ms(l, 50)), p90 \(ms(l, 90)), p99 \(ms(l, 99)), p99.9 \(ms(l, 99.9)), max \(Bench.format(l.last ?? .nan, 2)) ms; "
+                      + verdict(Bench.percentile(l, 99), atMost: 5, unit: "ms p99"))
+                if let bytes = result.regionBytesPerDevice {
+                    print("    region-monitor resident memory: \(Bench.format(bytes)) B per tracked device at \(Bench.grouped(Double(devices))) devices; " + verdict(bytes, atMost: 1024, unit: "B"))
+                }
+            }
+            if only.contains("c") {
+                let region = RegionEngineBenchmark.run(catalog: catalog, devices: devices, rounds: 10)
+                print("(c) region-monitor evaluation in process, \(Bench.grouped(Double(devices))) devices, \(catalog.cafes.count) beacon conditions")
+                print("    \(Bench.grouped(region.perSecondPerCore)) sightings/s per core (\(Bench.grouped(Double(region.sightings))) sightings, \(region.events) events); "
+                      + verdict(region.perSecondPerCore, atLeast: 1_000_000, unit: "sightings/s per core"))
+                print("    engine memory \(Bench.format(region.bytesPerDevice)) B per device; " + verdict(region.bytesPerDevice, atMost: 1024, unit: "B"))
+            }
+            if only.contains("d") {
+                print("(d) envelope JSON, one core (Wire.encode / Wire.decodeEnvelope)")
+                for result in CodecBenchmark.run(seconds: 1) {
+                    print("    \(result.name) (\(result.bytes) B): encode \(Bench.grouped(result.encodePerSecond))/s, decode \(Bench.grouped(result.decodePerSecond))/s")
+                }
+            }
+        } catch {
+            FileHandle.standardError.write(Data("load-test bench: \(error)\n".utf8))
+            return 1
+        }
+        return 0
+    }
+
+    static func ms(_ sorted: [Double], _ p: Double) -> String { Bench.format(Bench.percentile(sorted, p), 2) }
+
+    static func verdict(_ value: Double, atLeast target: Double, unit: String) -> String {
+        value >= target ? "target ≥ \(Bench.grouped(target)) \(unit) met" : "target ≥ \(Bench.grouped(target)) \(unit) MISSED by \(Bench.format((1 - value / target) * 100, 1))%"
+    }
+
+    static func verdict(_ value: Double, atMost target: Double, unit: String) -> String {
+        value <= target ? "target ≤ \(Bench.format(target)) \(unit) met" : "target ≤ \(Bench.format(target)) \(unit) MISSED by \(Bench.format((value / target - 1) * 100, 1))%"
+    }
+
+    static func value(_ flag: String, in arguments: [String]) -> String? {
+        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+}
+
+extension String {
+    func padded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}

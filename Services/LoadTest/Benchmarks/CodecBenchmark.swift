@@ -1,0 +1,46 @@
+import Foundation
+import Messages
+
+/// (d) JSON encode and decode rate of the envelope, on one core: a sighting (the hot path) and an
+/// order event (the largest regular message).
+enum CodecBenchmark {
+    struct Result {
+        var name: String
+        var bytes: Int
+        var encodePerSecond: Double
+        var decodePerSecond: Double
+    }
+
+    static func sampleSighting(_ i: Int) -> Envelope {
+        Envelope(type: .sightingReported, source: "beacon-ingest", stream: "sighting", seq: UInt64(i + 1), time: Timestamp(milliseconds: 1_782_000_000_000 + Int64(i)),
+                 body: .sighting(Sighting(deviceId: "device-\(i % 100_000)", beacon: BeaconIdentity(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 1 + i % 6, minor: 1 + i % 3),
+                                          rssi: -60 - i % 20, measuredPower: -59, accuracy: 1.41, proximity: .near,
+                                          observedAt: Timestamp(milliseconds: 1_782_000_000_000 + Int64(i)))))
+    }
+
+    static func run(seconds: Double) -> [Result] {
+        var results: [Result] = []
+        let sightings = (0..<1000).map(sampleSighting)
+        results.append(measure("sighting envelope", sightings, seconds: seconds))
+        return results
+    }
+
+    static func measure(_ name: String, _ samples: [Envelope], seconds: Double) -> Result {
+        let frames = samples.map { Wire.encode($0) }
+        var encoded = 0
+        var start = Bench.now()
+        while Bench.now() - start < seconds {
+            for envelope in samples { _ = Wire.encode(envelope) }
+            encoded += samples.count
+        }
+        let encodeRate = Double(encoded) / (Bench.now() - start)
+        var decoded = 0
+        start = Bench.now()
+        while Bench.now() - start < seconds {
+            for frame in frames { _ = try? Wire.decodeEnvelope(frame) }
+            decoded += frames.count
+        }
+        let decodeRate = Double(decoded) / (Bench.now() - start)
+        return Result(name: name, bytes: frames.map(\.count).reduce(0, +) / frames.count, encodePerSecond: encodeRate, decodePerSecond: decodeRate)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+@testable import Messages
+import Testing
+
+/// The hand-written sighting route must be indistinguishable from the generic one: same JSON
+/// out, same envelopes in, and anything unusual left to the generic decoder.
+@Suite("Sighting codec: the fast route says exactly what the generic one says")
+struct SightingCodecTests {
+    /// Deterministic variety: accuracies with and without fractions, negative unknown (-1), names that need escaping.
+    static func samples() -> [Envelope] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let accuracies: [Double] = [-1, 0, 0.5, 1.41, 3.999, 12, 123.45, 0.001, 1e-7, 98765.4321]
+        let devices = ["phone-1", "device_\u{00E9}", "quote\"d", "back\\slash", "tab\tnew\nline", "emoji-\u{1F600}"]
+        return (0..<400).map { i in
+            let proximity = Proximity.allCases[Int(next() % 4)]
+            return Envelope(type: .sightingReported, id: "id-\(next())", source: i % 2 == 0 ? "beacon-ingest" : "beacon-ingest-s1", stream: "sighting",
+                            seq: next(), time: Timestamp(milliseconds: 1_700_000_000_000 + Int64(next() % 1_000_000_000)),
+                            body: .sighting(Sighting(deviceId: devices[i % devices.count] + "\(i)",
+                                                     beacon: BeaconIdentity(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: Int(next() % 65536), minor: Int(next() % 65536)),
+                                                     rssi: -Int(next() % 128), measuredPower: -Int(1 + next() % 127), accuracy: accuracies[i % accuracies.count],
+                                                     proximity: proximity, observedAt: Timestamp(milliseconds: 1_700_000_000_000 + Int64(next() % 1_000_000_000)))))
+        }
+    }
+
+    static func generic(_ envelope: Envelope) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(envelope)
+    }
+
+    @Test("fast encoding decodes, with Foundation, to the same envelope; and is the same JSON object")
+    func encodeMatchesGeneric() throws {
+        for envelope in Self.samples() {
+            let fast = try #require(SightingCodec.encode(envelope, { if case .sighting(let s) = envelope.body { return s }; fatalError() }()))
+            #expect(try JSONDecoder().decode(Envelope.self, from: fast) == envelope)
+            let a = try JSONSerialization.jsonObject(with: fast) as? NSDictionary
+            let b = try JSONSerialization.jsonObject(with: try Self.generic(envelope)) as? NSDictionary
+            #expect(a == b)
+            #expect(Wire.encode(envelope) == fast)
+        }
+    }
+
+    @Test("fast decoding of generic JSON gives the generic result")
+    func decodeMatchesGeneric() throws {
+        for envelope in Self.samples() {
+            let frame = try Self.generic(envelope)
+            #expect(SightingCodec.decode(frame) == envelope)
+            #expect(try Wire.decodeEnvelope(frame) == envelope)
+        }
+    }
+
+    @Test("frames the fast route does not fully recognise fall back, and the errors stay typed", arguments: [
+        // Not a sighting: the generic route decodes it.
+        (#"{"v":1,"type":"heartbeat","id":"h","source":"s","stream":"heartbeat","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"service":"s","streams":{},"replayEndpoint":"tcp://x:1"}}"#, nil),
+        // Extra members are ignored by both routes.
+        (#"{"v":1,"extra":[1,{"a":null}],"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":-60,"measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z","more":true}}"#, nil),
+        (#"{"v":1,"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"deviceId":"d","beacon":{"uuid":"U","major":1},"rssi":-60,"measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z"}}"#, "message.malformed"),
+        (#"{"v":1,"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":"loud","measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z"}}"#, "message.malformed"),
+        (#"{"v":1,"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":-60,"measuredPower":-59,"accuracy":1.5,"proximity":"close","observedAt":"2026-01-01T00:00:00.000Z"}}"#, "message.malformed"),
+        (#"{"v":2,"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{}}"#, "message.unsupportedVersion"),
+        (#"{"v":1,"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":-1,"time":"2026-01-01T00:00:00.000Z","body":{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":-60,"measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z"}}"#, "message.malformed"),
+        (#"{"v":1,"type":"sighting.reported"} trailing"#, "message.malformed"),
+    ] as [(String, String?)])
+    func fallback(frame: String, error: String?) throws {
+        let data = Data(frame.utf8)
+        if let error {
+            #expect(SightingCodec.decode(data) == nil)
+            do {
+                _ = try Wire.decodeEnvelope(data)
+                Issue.record("decoded a frame that must be refused")
+            } catch let e {
+                #expect(e.code.rawValue == error)
+            }
+        } else {
+            let generic = try JSONDecoder().decode(Envelope.self, from: data)
+            #expect(try Wire.decodeEnvelope(data) == generic)
+        }
+    }
+}
+
+@Suite("Batch reply codec: the hand-written reply is the generic reply")
+struct BatchReplyCodecTests {
+    @Test("an all-accepted reply is byte-for-byte what JSONEncoder writes; one with refusals goes the generic way")
+    func sameBytes() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let clean = Reply.success(IngestBatchResult(accepted: 5, rejected: 0, results: [
+            IngestBatchItem(deviceId: "a", result: IngestResult(accepted: 4, rejected: 0, rejections: [])),
+            IngestBatchItem(deviceId: "quote\"d", result: IngestResult(accepted: 1, rejected: 0, rejections: [])),
+        ]))
+        #expect(try #require(RequestCodec.encode(clean)) == (try encoder.encode(clean)))
+        #expect(Wire.encode(clean) == (try encoder.encode(clean)))
+        let refused = Reply.success(IngestBatchResult(accepted: 0, rejected: 1, results: [
+            IngestBatchItem(deviceId: "b", error: ServiceError(.invalidField, "bad")),
+        ]))
+        #expect(RequestCodec.encode(refused) == nil)
+        #expect(try Wire.decodeReply(Wire.encode(refused), body: IngestBatchResult.self).get() == refused.body)
+    }
+
+    @Test("a hand-decoded batch equals the generic decoding")
+    func batchDecode() throws {
+        let batch = Request(op: Op.ingestBatch, id: "x", body: IngestBatch(reports: [
+            IngestReport(deviceId: "d1", status: DeviceStatusReport(authorization: .whenInUse, foreground: true),
+                         sightings: [RangingReport(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 1, minor: 2, rssi: -61, measuredPower: -59, timestamp: Timestamp(milliseconds: 1_700_000_000_123))],
+                         fixes: [FixReport(latitude: 37.3349, longitude: -122.009, horizontalAccuracy: 12.5, precise: false, timestamp: Timestamp(milliseconds: 1_700_000_000_000))]),
+            IngestReport(deviceId: "d2"),
+        ]))
+        let frame = Wire.encode(batch)
+        let fast = try #require(RequestCodec.ingestBatch(frame))
+        #expect(fast.body == batch.body && fast.op == batch.op && fast.id == batch.id)
+        #expect(RequestCodec.head(frame)?.op == Op.ingestBatch)
+        // A null optional, or a wrong type, is left to the generic decoder.
+        let odd = Data(#"{"op":"ingest.batch","id":"x","body":{"reports":[{"deviceId":"d","status":null}]}}"#.utf8)
+        #expect(RequestCodec.ingestBatch(odd) == nil)
+        #expect(try Wire.decodeRequest(odd, body: IngestBatch.self).body.reports.first?.status == nil)
+        let wrong = Data(#"{"op":"ingest.batch","id":"x","body":{"reports":[{"deviceId":7}]}}"#.utf8)
+        #expect(throws: WireError.self) { try Wire.decodeRequest(wrong, body: IngestBatch.self) }
+    }
+}
