@@ -87,9 +87,20 @@ public final class ServiceHost {
         reactor.onReadable(replier) { [unowned self] in try self.serveRequests() }
         reactor.every(1.0, name: "heartbeat") { [unowned self] in try self.heartbeat() }
         reactor.every(0.25, name: "outbox.flush") { [unowned self] in self.flush() }
+        // After a burst (a lunch rush, a replay) glibc keeps the freed heap; hand it back so a
+        // service's resident memory follows what it holds, not what it once buffered.
+        reactor.every(10, name: "memory.trim") { Self.trimHeap() }
         reactor.every(3600, name: "outbox.prune") { [unowned self] in
             try self.outbox.prune(before: self.clock.now().adding(seconds: -7 * 24 * 3600))
         }
+    }
+
+    /// glibc's `malloc_trim(0)`, looked up at run time (Swift's Glibc module does not export
+    /// malloc.h); a no-op on a libc without it.
+    static func trimHeap() {
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
     }
 
     /// "tcp://0.0.0.0:7430" → "tcp://127.0.0.1:7430": a bind address others can dial.

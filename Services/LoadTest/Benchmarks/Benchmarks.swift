@@ -8,7 +8,8 @@ import Messages
 /// figure is from it.
 enum Benchmarks {
     static let usage = """
-    usage: load-test bench [--campus deploy/campus.json] [--devices 100000] [--step-seconds 4] [--rates 25000,50000,...] [--only a,b,c,d]
+    usage: load-test bench [--campus deploy/campus.json] [--devices 100000] [--step-seconds 4] [--rates 25000,50000,...]
+                           [--only a,b,c,d] [--zmq-messages 500000] [--settle-seconds 11]
     """
 
     static func run(arguments: [String]) -> Int32 {
@@ -20,6 +21,8 @@ enum Benchmarks {
         let devices = Int(value("--devices", in: arguments) ?? "") ?? 100_000
         let stepSeconds = Double(value("--step-seconds", in: arguments) ?? "") ?? 4
         let rates = (value("--rates", in: arguments) ?? "25000,50000,75000,100000,125000,150000,200000").split(separator: ",").compactMap { Double($0) }
+        let zmqMessages = Int(value("--zmq-messages", in: arguments) ?? "") ?? 500_000
+        let settle = Double(value("--settle-seconds", in: arguments) ?? "") ?? 11
         let only = Set((value("--only", in: arguments) ?? "a,b,c,d").split(separator: ",").map(String.init))
         guard let catalog = try? CampusCatalog.load(path: campusPath) else {
             FileHandle.standardError.write(Data("load-test bench: cannot read the campus catalog \(campusPath)\n".utf8))
@@ -31,15 +34,16 @@ enum Benchmarks {
         do {
             var zmqRate: Double?
             if only.contains("a") || only.contains("b") {
-                let throughput = try ZeroMQBenchmark.pubSub(messages: 500_000, topic: topic, payload: sample)
+                let throughput = try ZeroMQBenchmark.pubSub(messages: zmqMessages, topic: topic, payload: sample)
                 zmqRate = throughput.perSecond
-                let rtt = try ZeroMQBenchmark.reqRep(count: 20_000, payload: sample)
+                let rtt = try ZeroMQBenchmark.reqRep(count: min(20_000, zmqMessages), payload: sample)
                 print("(a) raw libzmq over TCP loopback, frames of \(topic.count) + \(sample.count) B (a sighting)")
                 print("    PUB→SUB  \(Bench.grouped(throughput.perSecond)) msg/s (\(Bench.grouped(Double(throughput.messages))) messages)")
                 print("    REQ→REP  round trip p50 \(Bench.format(Bench.percentile(rtt, 50), 1)) µs, p99 \(Bench.format(Bench.percentile(rtt, 99), 1)) µs, p99.9 \(Bench.format(Bench.percentile(rtt, 99.9), 1)) µs")
             }
             if only.contains("b") {
                 let bench = PlatformBenchmark(catalog: catalog, campusPath: campusPath, devices: devices, stepSeconds: stepSeconds)
+                bench.settleSeconds = settle
                 defer { bench.stop() }
                 let result = try bench.run(rates: rates)
                 print("(b) beacon-ingest → bus → region-monitor, \(Bench.grouped(Double(devices))) devices, \(Driver.reportsPerBatch) reports × \(Driver.sightingsPerReport) sightings per ingest.batch, open loop")

@@ -34,6 +34,8 @@ final class PlatformBenchmark {
     let campusPath: String
     let devices: Int
     let stepSeconds: Double
+    /// How long to wait before reading region-monitor's memory (it returns freed heap every 10 s).
+    var settleSeconds: Double = 11
     private var processes: [Process] = []
     private let root: URL
 
@@ -92,6 +94,8 @@ final class PlatformBenchmark {
         // One pass over every device so region-monitor tracks them all, then measure its memory.
         _ = try driver.drive(rate: 50_000, seconds: Double(devices * Driver.sightingsPerReport) / 50_000, freshPerSecond: 0)
         try waitConsumed(region, atLeast: driver.totalAccepted)
+        // region-monitor returns freed heap every 10 s: measure what it holds, not what it buffered.
+        usleep(UInt32(settleSeconds * 1_000_000))
         let populated = Bench.residentBytes(pid: regionPID)
 
         var steps: [Step] = []
