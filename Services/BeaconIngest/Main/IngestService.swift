@@ -50,6 +50,8 @@ final class IngestService {
     }
 
     private func ingest(_ report: IngestReport) throws -> IngestResult {
+        // A malformed id is a malformed id, whichever shard it would hash to.
+        try engine.validator.validateDeviceID(report.deviceId)
         let shard = Topic.shard(of: report.deviceId, count: shards)
         if let ownedShard, shard != ownedShard {
             throw ServiceError(.wrongShard, "device \(report.deviceId.prefix(64)) belongs to shard \(shard) of \(shards); this instance serves shard \(ownedShard)")

@@ -1,0 +1,123 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// Long-running executables a test starts under names of its choosing (two shards of one service,
+/// say), each logging to a file in a fresh temporary folder. `stop()` ends them all; call it in a
+/// `defer` so they end when the test fails too.
+final class ChildProcesses {
+    let bin: URL
+    let root: URL
+    private var processes: [(name: String, process: Process)] = []
+
+    init() throws {
+        bin = try Platform.binaryDirectory()
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("cafe-procs-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    /// A folder under the temporary root, created on first use.
+    func folder(_ name: String) throws -> URL {
+        let url = root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Starts `executable` from the build folder. `environment` replaces the inherited one when given.
+    func start(_ name: String, executable: String, arguments: [String] = [], environment: [String: String]? = nil) throws {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent(executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        if let environment { process.environment = environment }
+        let log = root.appendingPathComponent("\(name).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        processes.append((name, process))
+    }
+
+    func isRunning(_ name: String) -> Bool { processes.first { $0.name == name }?.process.isRunning ?? false }
+
+    func log(_ name: String) -> String {
+        (try? String(contentsOf: root.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Waits until the process answers `health` with "ok" on `endpoint`.
+    func waitHealthy(_ name: String, endpoint: String, timeout: Double = 20) throws -> HealthStatus {
+        let context = try Context()
+        let client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 500)
+        defer { client.close() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !isRunning(name) { throw PlatformError("\(name) exited: \(log(name).suffix(2000))") }
+            if let status = try? client.call(Op.health, Empty(), as: HealthStatus.self), status.status == "ok" { return status }
+            usleep(100_000)
+        }
+        throw PlatformError("\(name) did not become healthy in \(timeout) s: \(log(name).suffix(2000))")
+    }
+
+    /// SIGTERM to every child, SIGKILL to any still alive after 3 s; removes the folder.
+    func stop() {
+        for (_, process) in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let deadline = Date().addingTimeInterval(3)
+        for (_, process) in processes {
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        processes.removeAll()
+        if ProcessInfo.processInfo.environment["CAFE_KEEP_TEST_DATA"] == nil { try? FileManager.default.removeItem(at: root) }
+    }
+
+    deinit { stop() }
+}
+
+/// What a finished command printed and how it exited.
+struct CommandResult {
+    let status: Int32
+    let out: String
+    let err: String
+}
+
+/// Runs a short command to completion, killing it after `timeout` seconds. Output goes through
+/// files, so a chatty child never blocks on a full pipe.
+func runCommand(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 20) throws -> CommandResult {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cafe-cmd-\(UUID().uuidString.prefix(8))")
+    let out = scratch.appendingPathExtension("out")
+    let err = scratch.appendingPathExtension("err")
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(at: out)
+        try? FileManager.default.removeItem(at: err)
+    }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    try process.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw PlatformError("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+    }
+    return CommandResult(status: process.terminationStatus,
+                         out: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                         err: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+}
+
+/// The environment of this test process without any `CAFE_` variable, so a child reads only
+/// the configuration the test gives it.
+func environmentWithoutCafeVariables() -> [String: String] {
+    ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CAFE_") }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import Testing
+import ZeroMQ
+
+/// Two beacon-ingest shards and two region-monitor shards, as docker-compose runs them, as real
+/// processes: each device is served by the shard FNV-1a(deviceId) mod 2 names, and by no other.
+/// One platform serves all three checks: five processes started once, not three times, keep the
+/// load on the machine (and on the timing-sensitive tests running beside these) down.
+@Suite
+struct ShardingTests {
+    static let uuid = "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30"
+    static let shards = 2
+
+    /// The first id of the form `<prefix><n>` that falls in `shard`.
+    static func deviceID(_ prefix: String, inShard shard: Int) -> String {
+        (0...).lazy.map { "\(prefix)\($0)" }.first { Topic.shard(of: $0, count: shards) == shard }!
+    }
+
+    /// The bus, beacon-ingest-s0/s1 and region-monitor-s0/s1 on free loopback ports.
+    final class ShardedPlatform {
+        let children: ChildProcesses
+        let ports: [String: Int]
+
+        init() throws {
+            children = try ChildProcesses()
+            let names = ["bus-xsub", "bus-xpub", "bus"] + (0..<ShardingTests.shards).flatMap { ["beacon-ingest-s\($0)", "region-monitor-s\($0)"] }
+            ports = Dictionary(uniqueKeysWithValues: zip(names, try freePorts(names.count)))
+        }
+
+        func endpoint(_ name: String) -> String { "tcp://127.0.0.1:\(ports[name]!)" }
+
+        func start() throws {
+            let campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("deploy/campus.json").path
+            try children.start("bus", executable: "bus", arguments: ["--xsub", endpoint("bus-xsub"), "--xpub", endpoint("bus-xpub"), "--listen", endpoint("bus")])
+            _ = try children.waitHealthy("bus", endpoint: endpoint("bus"))
+            for shard in 0..<ShardingTests.shards {
+                for service in ["beacon-ingest", "region-monitor"] {
+                    let instance = "\(service)-s\(shard)"
+                    var arguments = ["--listen", endpoint(instance), "--bus-pub", endpoint("bus-xsub"), "--bus-sub", endpoint("bus-xpub"),
+                                     "--data-dir", try children.folder(instance).path, "--instance", instance,
+                                     "--shards", "\(ShardingTests.shards)", "--shard", "\(shard)"]
+                    if service == "region-monitor" { arguments += ["--campus", campus] }
+                    try children.start(instance, executable: service, arguments: arguments, environment: environmentWithoutCafeVariables())
+                }
+            }
+            for name in ports.keys where name.hasPrefix("beacon-ingest") || name.hasPrefix("region-monitor") {
+                let status = try children.waitHealthy(name, endpoint: endpoint(name))
+                #expect(status.instance == name)
+                if name.hasPrefix("beacon-ingest") { #expect(status.details["shard"] == String(name.last!), "\(name): \(status.details)") }
+            }
+        }
+
+        func stop() { children.stop() }
+    }
+
+    @Test("two shards of beacon-ingest and region-monitor: wrong shard refused, events from the owning shard, batches judged per report")
+    func shardedPlatform() throws {
+        let platform = try ShardedPlatform()
+        defer { platform.stop() }
+        try platform.start()
+        let context = try Context()
+        try wrongShard(platform, context)
+        try regionEventsComeFromTheOwningShard(platform, context)
+        try batch(platform, context)
+    }
+
+    /// A device sent to the other shard's beacon-ingest is refused with ingest.wrongShard; its own shard takes it.
+    func wrongShard(_ platform: ShardedPlatform, _ context: Context) throws {
+        for shard in 0..<Self.shards {
+            let device = Self.deviceID("wrong-shard-phone-", inShard: shard)
+            let other = "beacon-ingest-s\((shard + 1) % Self.shards)"
+            let client = RequestClient(context: context, endpoint: platform.endpoint(other))
+            defer { client.close() }
+            do {
+                let result = try client.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .whenInUse, foreground: true)), as: IngestResult.self)
+                Issue.record("\(other) accepted \(device) of shard \(shard): \(result)")
+            } catch let error as ServiceError {
+                #expect(error.code == "ingest.wrongShard")
+                #expect(error.message.contains("shard \(shard) of \(Self.shards)"), "\(error.message)")
+            }
+            // Its own shard takes it.
+            let own = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest-s\(shard)"))
+            defer { own.close() }
+            let accepted = try own.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .whenInUse, foreground: true)), as: IngestResult.self)
+            #expect(accepted.rejected == 0)
+        }
+    }
+
+    /// Sightings on a device's own shard become region events from that shard's region-monitor only.
+    func regionEventsComeFromTheOwningShard(_ platform: ShardedPlatform, _ context: Context) throws {
+        let watcher = try BusWatcher(context: context, endpoint: platform.endpoint("bus-xpub"), prefixes: ["sighting.", "region.", "deadletter."])
+        defer { watcher.close() }
+        try watcher.pump(milliseconds: 300)
+
+        let devices = (0..<Self.shards).map { Self.deviceID("sharded-phone-", inShard: $0) }
+        for (shard, device) in devices.enumerated() {
+            let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest-s\(shard)"))
+            defer { ingest.close() }
+            _ = try ingest.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .whenInUse, foreground: true)), as: IngestResult.self)
+            // Sightings are best effort: one sent before region-monitor's subscription reached the
+            // bus is gone, so send again until the event shows.
+            let event = try eventually("region event for \(device)", timeout: 20) { () -> BusWatcher.Message? in
+                let now = Timestamp(Date())
+                let sightings = (0..<3).map { RangingReport(uuid: Self.uuid, major: 1, minor: 1, rssi: -62, measuredPower: -59, timestamp: now.adding(seconds: Double($0) * 0.2 - 0.6)) }
+                let result = try ingest.call(Op.ingestReport, IngestReport(deviceId: device, sightings: sightings), as: IngestResult.self)
+                #expect(result.accepted == 3, "\(result)")
+                return try? watcher.waitFor("region.event.", timeout: 1) {
+                    if case .region(let e) = $0.envelope.body { return e.deviceId == device && e.state == .satisfied }
+                    return false
+                }
+            }
+            #expect(event.envelope.source == "region-monitor-s\(shard)")
+            #expect(event.envelope.stream == "region")
+        }
+
+        // Nothing about a device came from, or went through, another shard.
+        try watcher.pump(milliseconds: 500)
+        for (shard, device) in devices.enumerated() {
+            let sightings = watcher.all("sighting.").filter { if case .sighting(let s) = $0.envelope.body { s.deviceId == device } else { false } }
+            #expect(!sightings.isEmpty)
+            #expect(sightings.allSatisfy { $0.topic == "sighting.s\(shard)." && $0.envelope.source == "beacon-ingest-s\(shard)" })
+            let events = watcher.all("region.event.").filter { if case .region(let e) = $0.envelope.body { e.deviceId == device } else { false } }
+            #expect(Set(events.map(\.envelope.source)) == ["region-monitor-s\(shard)"])
+        }
+        #expect(watcher.all("deadletter.").isEmpty, "\(watcher.all("deadletter.").map(\.envelope.body))")
+    }
+
+    /// ingest.batch judges each report alone: counts for a good one, an error for a malformed or foreign one.
+    func batch(_ platform: ShardedPlatform, _ context: Context) throws {
+        let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest-s0"))
+        defer { ingest.close() }
+
+        let good = Self.deviceID("batch-phone-", inShard: 0)
+        let foreign = Self.deviceID("batch-phone-", inShard: 1)
+        // Not a valid device id; one that hashes to shard 0, so validation (not routing) refuses it.
+        let malformed = Self.deviceID("bad id!", inShard: 0)
+        let now = Timestamp(Date())
+        let sighting = RangingReport(uuid: Self.uuid, major: 1, minor: 1, rssi: -62, measuredPower: -59, timestamp: now)
+        let status = DeviceStatusReport(authorization: .whenInUse, foreground: true)
+        let reply = try ingest.call(Op.ingestBatch, IngestBatch(reports: [
+            IngestReport(deviceId: good, status: status, sightings: [sighting, sighting]),
+            IngestReport(deviceId: malformed, status: status, sightings: [sighting]),
+            IngestReport(deviceId: foreign, status: status, sightings: [sighting]),
+        ]), as: IngestBatchResult.self)
+
+        #expect(reply.results.map(\.deviceId) == [good, malformed, foreign])
+        let (first, second, third) = (reply.results[0], reply.results[1], reply.results[2])
+        #expect(first.error == nil)
+        #expect(first.accepted == 3 && first.rejected == 0, "\(first)")
+        #expect(second.error?.code == "request.invalidField", "\(second)")
+        #expect(second.accepted == 0 && second.rejected == 0)
+        #expect(third.error?.code == "ingest.wrongShard", "\(third)")
+        #expect(reply.accepted == first.accepted && reply.rejected == 0)
+    }
+}
