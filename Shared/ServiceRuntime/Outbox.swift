@@ -83,22 +83,32 @@ public final class Outbox {
         return pending
     }
 
-    /// Hands every unpublished event to `send` in sequence order, then records how far it got.
-    /// Stops at the first send that fails; the rest goes out on the next flush.
+    /// Hands every unpublished event to `send` in sequence order and remembers how far it got.
+    /// Stops at the first send that fails; the rest goes out on the next flush. Never runs inside
+    /// an open transaction: what is not committed yet must not be announced.
     public func flush(batch: Int = 1000, _ send: (_ topic: String, _ envelope: Data) throws -> Void) throws {
+        guard !db.inTransaction else { return }
         for (stream, last) in try lastSeqs() where last > (published[stream] ?? 0) {
             let from = (published[stream] ?? 0) + 1
             let rows = try db.query("SELECT seq, topic, envelope FROM outbox WHERE stream = ? AND seq >= ? ORDER BY seq LIMIT ?", stream, from, batch)
-            var sent: UInt64?
-            defer {
-                if let sent {
-                    published[stream] = sent
-                    try? db.run("INSERT INTO outbox_published (stream, seq) VALUES (?, ?) ON CONFLICT(stream) DO UPDATE SET seq = excluded.seq", stream, sent)
-                }
-            }
             for row in rows {
                 try send(row.string("topic"), row.data("envelope"))
-                sent = UInt64(row.int64("seq"))
+                published[stream] = UInt64(row.int64("seq"))
+            }
+        }
+    }
+
+    /// Writes how far each stream was published, so a restart does not send it all again.
+    /// Called on a timer, not per flush (a commit per send would double the writes): after a
+    /// crash at most one interval is sent again, and consumers dedupe by stream and seq.
+    public func persistPublished() throws {
+        guard !db.inTransaction else { return }
+        let stored = Dictionary(uniqueKeysWithValues: try db.query("SELECT stream, seq FROM outbox_published").map { ($0.string("stream"), UInt64($0.int64("seq"))) })
+        let changed = published.filter { stored[$0.key] != $0.value }
+        guard !changed.isEmpty else { return }
+        try db.transaction {
+            for (stream, seq) in changed {
+                try db.run("INSERT INTO outbox_published (stream, seq) VALUES (?, ?) ON CONFLICT(stream) DO UPDATE SET seq = excluded.seq", stream, seq)
             }
         }
     }

@@ -86,7 +86,10 @@ public final class ServiceHost {
         router.onRaw(Op.replay) { [unowned self] frame in try self.replay(frame) }
         reactor.onReadable(replier) { [unowned self] in try self.serveRequests() }
         reactor.every(1.0, name: "heartbeat") { [unowned self] in try self.heartbeat() }
-        reactor.every(0.25, name: "outbox.flush") { [unowned self] in self.flush() }
+        reactor.every(0.25, name: "outbox.flush") { [unowned self] in
+            self.flush()
+            try self.outbox.persistPublished()
+        }
         // After a burst (a lunch rush, a replay) glibc keeps the freed heap; hand it back so a
         // service's resident memory follows what it holds, not what it once buffered.
         reactor.every(10, name: "memory.trim") { Self.trimHeap() }
@@ -111,7 +114,8 @@ public final class ServiceHost {
     // MARK: Writing and publishing
 
     /// Runs `body` in one SQLite transaction (state change and outbox events together), then
-    /// publishes what it wrote.
+    /// publishes what it wrote. Inside another `write` it is a savepoint, and the events go out
+    /// when the outermost transaction has committed.
     @discardableResult
     public func write<T>(_ body: () throws -> T) throws -> T {
         let result = try db.transaction(body)
@@ -173,7 +177,16 @@ public final class ServiceHost {
     }
 
     private func drainSubscriber() throws {
-        guard let subscriber, let follower else { return }
+        guard let subscriber else { return }
+        // Everything drained in one pass is applied in one transaction (group commit): a burst
+        // costs one commit, not one per event. Each event still gets its own savepoint, so one
+        // that fails is rolled back and dead-lettered alone.
+        try db.transaction { try drainBatch(subscriber) }
+        flush()
+    }
+
+    private func drainBatch(_ subscriber: Socket) throws {
+        guard let follower else { return }
         for _ in 0..<2_000 {
             guard let frames = try subscriber.tryReceiveMultipart() else { break }
             guard frames.count == 2 else {
@@ -189,7 +202,6 @@ public final class ServiceHost {
                 deadLetter(topic: topic, raw: frames[1], error: error)
             }
         }
-        flush()
     }
 
     /// Publishes a message this service could not use on `deadletter.<service>.`, with the reason.
@@ -279,6 +291,7 @@ public final class ServiceHost {
         flush()
         reactor.run()
         flush()
+        try? outbox.persistPublished()
         follower?.close()
         subscriber?.close()
         replier.close()

@@ -76,7 +76,8 @@ public final class StreamFollower {
         }
         guard durableStreams.contains(envelope.stream) else {
             do {
-                try apply(topic, envelope)
+                // Its own savepoint: a handler that fails halfway leaves nothing behind.
+                try db.transaction { try apply(topic, envelope) }
                 appliedCount += 1
                 return .applied
             } catch {

@@ -104,10 +104,15 @@ struct RecoveryTests {
         try platform.start("region-monitor")
         try platform.waitHealthy("region-monitor")
         try sight()
+        // As every consumer does, drop re-sent copies (same source, stream and seq): after a
+        // kill -9 the outbox may send again what it sent just before dying.
         func states() -> [ConditionState] {
-            watcher.all("region.event.").compactMap { message -> ConditionState? in
-                if case .region(let e) = message.envelope.body, e.deviceId == device { return e.state }
-                return nil
+            var seen = Set<String>()
+            return watcher.all("region.event.").compactMap { message -> ConditionState? in
+                guard seen.insert("\(message.envelope.source)/\(message.envelope.stream)/\(message.envelope.seq)").inserted,
+                      case .region(let e) = message.envelope.body, e.deviceId == device
+                else { return nil }
+                return e.state
             }
         }
         // With the phone gone, the exit timer (5 s in tests) still fires after the restart: the change is not lost.

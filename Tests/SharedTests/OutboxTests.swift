@@ -139,6 +139,7 @@ struct OutboxTests {
         let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
         for n in 1...2 { _ = try appendOrder(outbox, temp.db, n) }
         #expect(try flushAll(outbox).map(\.seq) == [1, 2])
+        try outbox.persistPublished()   // the service's flush timer
         for n in 3...4 { _ = try appendOrder(outbox, temp.db, n) }
         temp.db.close()   // "kill -9": committed, never flushed
 
@@ -149,6 +150,38 @@ struct OutboxTests {
         #expect(try flushAll(recovered).map(\.seq) == [3, 4])
         #expect(try appendOrder(recovered, reopened, 5).seq == 5, "numbering continues after the restart")
         #expect(try flushAll(recovered).map(\.seq) == [5])
+    }
+
+    @Test("a crash after sending and before the published cursor was stored sends again: at least once, never lost")
+    func resendAfterCrashBeforePersist() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        for n in 1...3 { _ = try appendOrder(outbox, temp.db, n) }
+        #expect(try flushAll(outbox).map(\.seq) == [1, 2, 3])
+        temp.db.close()   // "kill -9" before the flush timer stored how far it got
+        let reopened = try temp.reopen()
+        defer { reopened.close() }
+        let recovered = try Outbox(db: reopened, source: "kitchen-display", clock: TestClock())
+        // The same events, same ids and sequence numbers: consumers drop them as duplicates.
+        #expect(try flushAll(recovered).map(\.seq) == [1, 2, 3])
+        try recovered.persistPublished()
+        #expect(try recovered.pendingCount() == 0)
+    }
+
+    @Test("nothing is published from inside an open transaction")
+    func noFlushInsideTransaction() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        var sent: [UInt64] = []
+        try temp.db.transaction {
+            _ = try appendOrder(outbox, temp.db, 1)
+            try outbox.flush { _, data in sent.append(try Wire.decodeEnvelope(data).seq) }
+        }
+        #expect(sent.isEmpty)
+        try outbox.flush { _, data in sent.append(try Wire.decodeEnvelope(data).seq) }
+        #expect(sent == [1])
     }
 
     @Test("replay serves a stream from a sequence number, in order, up to a limit", arguments: [

@@ -49,7 +49,46 @@ final class IngestService {
         }
     }
 
+    /// What a processed report leaves to publish once its status change has committed.
+    private struct Pending {
+        var shard: Int
+        var sightings: [Sighting]
+        var fixes: [LocationFix]
+    }
+
     private func ingest(_ report: IngestReport) throws -> IngestResult {
+        let (result, pending) = try host.write { try process(report) }
+        try publish(pending)
+        return result
+    }
+
+    /// Batches from a gateway: at most 1,000 reports and 10,000 sightings, each judged alone.
+    /// Their status changes commit together (one commit per batch, not per device), and only then
+    /// are the sightings published, so a device's status always reaches the bus before its sightings.
+    private func ingest(_ batch: IngestBatch) throws -> IngestBatchResult {
+        guard batch.reports.count <= 1_000 else { throw ServiceError(.tooLarge, "a batch carries at most 1000 reports, got \(batch.reports.count)") }
+        let sightings = batch.reports.reduce(0) { $0 + ($1.sightings?.count ?? 0) }
+        guard sightings <= 10_000 else { throw ServiceError(.tooLarge, "a batch carries at most 10000 sightings, got \(sightings)") }
+        var items: [IngestBatchItem] = []
+        items.reserveCapacity(batch.reports.count)
+        var pending: [Pending] = []
+        try host.write {
+            for report in batch.reports {
+                do {
+                    let (result, published) = try process(report)
+                    items.append(IngestBatchItem(deviceId: report.deviceId, result: result))
+                    pending.append(published)
+                } catch let error as ServiceError {
+                    items.append(IngestBatchItem(deviceId: report.deviceId, error: error))
+                }
+            }
+        }
+        for item in pending { try publish(item) }
+        return IngestBatchResult(accepted: items.reduce(0) { $0 + $1.accepted }, rejected: items.reduce(0) { $0 + $1.rejected }, results: items)
+    }
+
+    /// Judges one report and writes its status change (inside the caller's transaction).
+    private func process(_ report: IngestReport) throws -> (IngestResult, Pending) {
         // A malformed id is a malformed id, whichever shard it would hash to.
         try engine.validator.validateDeviceID(report.deviceId)
         let shard = Topic.shard(of: report.deviceId, count: shards)
@@ -59,46 +98,30 @@ final class IngestService {
         let known = try loadStatus(report.deviceId)
         let outcome = try engine.process(report, known: known, now: host.clock.now())
         if let status = outcome.changedStatus {
-            try host.write {
-                try host.db.run("""
-                    INSERT INTO devices (device_id, authorization, foreground, precise, monitoring_available, ranging_available, changed_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(device_id) DO UPDATE SET authorization = excluded.authorization, foreground = excluded.foreground,
-                        precise = excluded.precise, monitoring_available = excluded.monitoring_available,
-                        ranging_available = excluded.ranging_available, changed_ms = excluded.changed_ms
-                    """, status.deviceId, status.authorization.rawValue, status.foreground, status.precise,
-                    status.monitoringAvailable, status.rangingAvailable, status.changedAt.milliseconds)
-                try host.emit(.deviceStatus, topic: topics[shard].device, stream: "device", .deviceStatus(status))
-            }
+            try host.db.run("""
+                INSERT INTO devices (device_id, authorization, foreground, precise, monitoring_available, ranging_available, changed_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(device_id) DO UPDATE SET authorization = excluded.authorization, foreground = excluded.foreground,
+                    precise = excluded.precise, monitoring_available = excluded.monitoring_available,
+                    ranging_available = excluded.ranging_available, changed_ms = excluded.changed_ms
+                """, status.deviceId, status.authorization.rawValue, status.foreground, status.precise,
+                status.monitoringAvailable, status.rangingAvailable, status.changedAt.milliseconds)
+            try host.emit(.deviceStatus, topic: topics[shard].device, stream: "device", .deviceStatus(status))
             if outcome.purge {
                 host.logger.info("location data dropped", ["device.id": status.deviceId, "authorization": status.authorization.rawValue])
             }
         }
-        for sighting in outcome.sightings {
-            try host.publishBestEffort(.sightingReported, topic: topics[shard].sighting, stream: "sighting", .sighting(sighting))
-        }
-        for fix in outcome.fixes {
-            try host.publishBestEffort(.locationFix, topic: topics[shard].location, stream: "location", .locationFix(fix))
-        }
-        published += outcome.sightings.count + outcome.fixes.count
-        return outcome.result
+        return (outcome.result, Pending(shard: shard, sightings: outcome.sightings, fixes: outcome.fixes))
     }
 
-    /// Batches from a gateway: at most 1,000 reports and 10,000 sightings; each report judged alone.
-    private func ingest(_ batch: IngestBatch) throws -> IngestBatchResult {
-        guard batch.reports.count <= 1_000 else { throw ServiceError(.tooLarge, "a batch carries at most 1000 reports, got \(batch.reports.count)") }
-        let sightings = batch.reports.reduce(0) { $0 + ($1.sightings?.count ?? 0) }
-        guard sightings <= 10_000 else { throw ServiceError(.tooLarge, "a batch carries at most 10000 sightings, got \(sightings)") }
-        var items: [IngestBatchItem] = []
-        items.reserveCapacity(batch.reports.count)
-        for report in batch.reports {
-            do {
-                items.append(IngestBatchItem(deviceId: report.deviceId, result: try ingest(report)))
-            } catch let error as ServiceError {
-                items.append(IngestBatchItem(deviceId: report.deviceId, error: error))
-            }
+    private func publish(_ pending: Pending) throws {
+        for sighting in pending.sightings {
+            try host.publishBestEffort(.sightingReported, topic: topics[pending.shard].sighting, stream: "sighting", .sighting(sighting))
         }
-        return IngestBatchResult(accepted: items.reduce(0) { $0 + $1.accepted }, rejected: items.reduce(0) { $0 + $1.rejected }, results: items)
+        for fix in pending.fixes {
+            try host.publishBestEffort(.locationFix, topic: topics[pending.shard].location, stream: "location", .locationFix(fix))
+        }
+        published += pending.sightings.count + pending.fixes.count
     }
 
     private func loadStatus(_ deviceId: String) throws -> DeviceStatus? {
