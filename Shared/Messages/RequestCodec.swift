@@ -150,7 +150,7 @@ extension RequestCodec {
             raw(#"{"accepted":"#)
             out.append(contentsOf: String(item.accepted).utf8)
             raw(#","deviceId":"#)
-            SightingCodec.appendString(item.deviceId, to: &out)
+            JSONText.appendQuoted(item.deviceId, to: &out)
             raw(#","rejected":"#)
             out.append(contentsOf: String(item.rejected).utf8)
             raw(#","rejections":[]}"#)

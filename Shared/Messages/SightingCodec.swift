@@ -17,9 +17,9 @@ enum SightingCodec {
         raw(#","minor":"#)
         int(s.beacon.minor)
         raw(#","uuid":"#)
-        appendString(s.beacon.uuid, to: &out)
+        JSONText.appendQuoted(s.beacon.uuid, to: &out)
         raw(#"},"deviceId":"#)
-        appendString(s.deviceId, to: &out)
+        JSONText.appendQuoted(s.deviceId, to: &out)
         raw(#","measuredPower":"#)
         int(s.measuredPower)
         raw(#","observedAt":""#)
@@ -29,13 +29,13 @@ enum SightingCodec {
         raw(#"","rssi":"#)
         int(s.rssi)
         raw(#"},"id":"#)
-        appendString(e.id, to: &out)
+        JSONText.appendQuoted(e.id, to: &out)
         raw(#","seq":"#)
         out.append(contentsOf: String(e.seq).utf8)
         raw(#","source":"#)
-        appendString(e.source, to: &out)
+        JSONText.appendQuoted(e.source, to: &out)
         raw(#","stream":"#)
-        appendString(e.stream, to: &out)
+        JSONText.appendQuoted(e.stream, to: &out)
         raw(#","time":""#)
         e.time.appendRFC3339(to: &out)
         raw(#"","type":"sighting.reported","v":"#)
@@ -48,28 +48,6 @@ enum SightingCodec {
     static func number(_ value: Double) -> String {
         if value == value.rounded(.towardZero), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
-    }
-
-    static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
-            out.append(contentsOf: text.utf8)
-        } else {
-            var escaped = ""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": escaped += "\\\""
-                case "\\": escaped += "\\\\"
-                case "\n": escaped += "\\n"
-                case "\r": escaped += "\\r"
-                case "\t": escaped += "\\t"
-                case let c where c.value < 0x20: escaped += String(format: "\\u%04x", c.value)
-                default: escaped.unicodeScalars.append(scalar)
-                }
-            }
-            out.append(contentsOf: escaped.utf8)
-        }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// The envelope of a sighting, or nil when the frame is anything else or not exactly as expected.

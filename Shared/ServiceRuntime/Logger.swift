@@ -57,24 +57,7 @@ public struct Logger: Sendable {
         fields["msg"] = message
         let head = ["time", "level", "service", "instance", "msg"]
         let ordered = head + fields.keys.filter { !head.contains($0) }.sorted()
-        let body = ordered.map { "\(jsonString($0)):\(jsonString(fields[$0]!))" }.joined(separator: ",")
+        let body = ordered.map { "\(JSONText.quoted($0)):\(JSONText.quoted(fields[$0]!))" }.joined(separator: ",")
         sink("{\(body)}")
     }
-}
-
-/// A JSON string literal for `text`, escaped per RFC 8259.
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceRuntime
 import Testing
 
 /// `docker compose up` without Docker: every service of deploy/docker-compose.yml started as a
@@ -61,7 +62,7 @@ struct LocalTopology {
                 }
             }
         }
-        ports = Dictionary(uniqueKeysWithValues: zip(keys.sorted(), try freePorts(keys.count)))
+        ports = Dictionary(uniqueKeysWithValues: zip(keys.sorted(), try LoopbackPorts.free(keys.count)))
     }
 
     /// `tcp://<host>:<port>`; a function because a `Regex` is not `Sendable` and cannot be a static constant.

@@ -29,7 +29,7 @@ final class Platform {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("cafe-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let names = ["bus-xsub", "bus-xpub", "bus"] + Self.services
-        let free = try freePorts(names.count)
+        let free = try LoopbackPorts.free(names.count)
         ports = Dictionary(uniqueKeysWithValues: zip(names, free))
         campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("deploy/campus.json").path
@@ -145,26 +145,4 @@ final class Platform {
 struct PlatformError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Free TCP ports on loopback: bound to port 0 together (so they differ), read back, released.
-func freePorts(_ count: Int) throws -> [Int] {
-    var sockets: [Int32] = []
-    defer { sockets.forEach { close($0) } }
-    var ports: [Int] = []
-    for _ in 0..<count {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw PlatformError("socket() failed") }
-        sockets.append(fd)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0 else { throw PlatformError("bind() failed") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        ports.append(Int(UInt16(bigEndian: address.sin_port)))
-    }
-    return ports
 }

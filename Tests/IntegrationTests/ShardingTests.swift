@@ -26,7 +26,7 @@ struct ShardingTests {
         init() throws {
             children = try ChildProcesses()
             let names = ["bus-xsub", "bus-xpub", "bus"] + (0..<ShardingTests.shards).flatMap { ["beacon-ingest-s\($0)", "region-monitor-s\($0)"] }
-            ports = Dictionary(uniqueKeysWithValues: zip(names, try freePorts(names.count)))
+            ports = Dictionary(uniqueKeysWithValues: zip(names, try LoopbackPorts.free(names.count)))
         }
 
         func endpoint(_ name: String) -> String { "tcp://127.0.0.1:\(ports[name]!)" }

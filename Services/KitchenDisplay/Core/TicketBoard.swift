@@ -1,34 +1,8 @@
 import Messages
 
-/// A station's ticket: the lines of one order made at one station.
-public struct Ticket: Sendable, Equatable {
-    public var ticketId: String
-    public var orderId: String
-    public var cafeId: String
-    public var station: String
-    public var state: TicketState
-    public var lines: [TicketLine]
-    public var pickupStart: Timestamp
-    public var customerHere: Bool
-    public var createdAt: Timestamp
-
-    public init(ticketId: String, orderId: String, cafeId: String, station: String, state: TicketState, lines: [TicketLine], pickupStart: Timestamp, customerHere: Bool, createdAt: Timestamp) {
-        self.ticketId = ticketId
-        self.orderId = orderId
-        self.cafeId = cafeId
-        self.station = station
-        self.state = state
-        self.lines = lines
-        self.pickupStart = pickupStart
-        self.customerHere = customerHere
-        self.createdAt = createdAt
-    }
-
-    public var view: TicketView {
-        TicketView(ticketId: ticketId, orderId: orderId, cafeId: cafeId, station: station, state: state, lines: lines,
-                   pickupStart: pickupStart, customerHere: customerHere, createdAt: createdAt)
-    }
-}
+/// A station's ticket: the lines of one order made at one station. The screen's value is the
+/// wire's value, so the core and the command socket speak one type.
+public typealias Ticket = TicketView
 
 /// Kitchen rules: an order becomes one ticket per station; tickets move new → inProgress → ready
 /// (bumped) → pickedUp; an order is ready when every one of its station tickets is bumped.

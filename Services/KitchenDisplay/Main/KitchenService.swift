@@ -41,7 +41,7 @@ final class KitchenService {
                 (query.cafeId == nil || $0.cafeId == query.cafeId) && (query.station == nil || $0.station == query.station)
             }
             if query.includeDone != true { tickets = tickets.filter { $0.state == .new || $0.state == .inProgress } }
-            return TicketsReply(tickets: TicketBoard.sorted(tickets).map(\.view))
+            return TicketsReply(tickets: TicketBoard.sorted(tickets))
         }
         host.router.on(Op.kdsStart, TicketCommand.self) { [unowned self] in try self.command(.start, $0.ticketId) }
         host.router.on(Op.kdsBump, TicketCommand.self) { [unowned self] in try self.command(.bump, $0.ticketId) }
@@ -97,7 +97,7 @@ final class KitchenService {
                                   .kitchen(KitchenEvent(orderId: ticket.orderId, cafeId: ticket.cafeId, ticketId: nil, station: nil, at: now)))
                 }
             }
-            return ticket.view
+            return ticket
         }
     }
 

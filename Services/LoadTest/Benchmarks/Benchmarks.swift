@@ -9,7 +9,7 @@ import Messages
 enum Benchmarks {
     static let usage = """
     usage: load-test bench [--campus deploy/campus.json] [--devices 100000] [--step-seconds 4] [--rates 25000,50000,...]
-                           [--only a,b,c,d] [--zmq-messages 500000] [--settle-seconds 11]
+                           [--only a,b,c,d] [--zmq-messages 500000] [--settle-seconds 11] [--latency-rate 50000]
     """
 
     static func run(arguments: [String]) -> Int32 {
@@ -23,6 +23,7 @@ enum Benchmarks {
         let rates = (value("--rates", in: arguments) ?? "25000,50000,75000,100000,125000,150000,200000").split(separator: ",").compactMap { Double($0) }
         let zmqMessages = Int(value("--zmq-messages", in: arguments) ?? "") ?? 500_000
         let settle = Double(value("--settle-seconds", in: arguments) ?? "") ?? 11
+        let latencyRate = Double(value("--latency-rate", in: arguments) ?? "") ?? 50_000
         let only = Set((value("--only", in: arguments) ?? "a,b,c,d").split(separator: ",").map(String.init))
         guard let catalog = try? CampusCatalog.load(path: campusPath) else {
             FileHandle.standardError.write(Data("load-test bench: cannot read the campus catalog \(campusPath)\n".utf8))
@@ -45,8 +46,8 @@ enum Benchmarks {
                 let bench = PlatformBenchmark(catalog: catalog, campusPath: campusPath, devices: devices, stepSeconds: stepSeconds)
                 bench.settleSeconds = settle
                 defer { bench.stop() }
-                let result = try bench.run(rates: rates)
-                print("(b) beacon-ingest → bus → region-monitor, \(Bench.grouped(Double(devices))) devices, \(Driver.reportsPerBatch) reports × \(Driver.sightingsPerReport) sightings per ingest.batch, open loop")
+                let result = try bench.run(rates: rates, latencyRate: latencyRate)
+                print("(b) beacon-ingest → bus → region-monitor, \(Bench.grouped(Double(devices))) devices, 100 reports × \(Driver.sightingsPerReport) sightings per ingest.batch (25 in the latency step), open loop")
                 print("    target/s   achieved/s   accepted    consumed   lost")
                 for step in result.steps {
                     print("    " + [Bench.grouped(step.target).padded(9), Bench.grouped(step.achieved).padded(11), Bench.grouped(Double(step.accepted)).padded(10),
