@@ -39,6 +39,7 @@ let package = Package(
         .target(name: "Messages", path: "Shared/Messages", exclude: ["PROTOCOL.md"]),
         .target(name: "Campus", dependencies: ["Messages"], path: "Shared/Campus"),
         .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages"], path: "Shared/ServiceRuntime"),
+        .target(name: "Metrics", path: "Shared/Metrics"),
     ]
     + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
     + service("BeaconIngest", executable: "beacon-ingest", core: "BeaconIngestCore")
@@ -48,8 +49,9 @@ let package = Package(
     + service("NotificationService", executable: "notification-service", core: "NotifyCore")
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
-        .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus", "BeaconIngestCore", "RegionMonitorCore"], path: "Services/LoadTest"),
-        .testTarget(name: "SharedTests", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
+        .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
+                          path: "Services/LoadTest"),
+        .testTarget(name: "SharedTests", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "Messages", "ServiceRuntime"], path: "Tests/IntegrationTests"),
     ],

@@ -4,12 +4,17 @@ import ServiceRuntime
 import ZeroMQ
 
 /// `cafectl tail <prefix>...`: one JSON line per message `{"topic":…,"envelope":{…}}` on stdout,
-/// until `--count` messages or Ctrl-C; a per-topic summary on stderr at the end.
+/// until `--count` messages or Ctrl-C; a per-topic summary with rates on stderr at the end.
+///
+/// `--stream S`, `--source X` and `--since-seq N` keep only envelopes of that stream, from that
+/// publisher, with `seq` ≥ N (all three together narrow to one publisher's stream from a point,
+/// e.g. to watch a replay gap close). `--count` counts the messages printed.
 enum TailCommand {
     static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
         let prefixes = Array(args.words.dropFirst())
         let pretty = try args.bool("pretty", default: false)
         let count = try args.int("count", default: 0)
+        let filter = try TailFilter(&args)
         try args.checkAllUsed()
         let shutdown = ShutdownSignal()
         shutdown.installHandlers(logger: Logger(service: "cafectl", instance: "cafectl", minimum: .warning))
@@ -21,11 +26,16 @@ enum TailCommand {
         for prefix in prefixes.isEmpty ? [""] : prefixes { try socket.subscribe(prefix) }
         try socket.connect(endpoints["bus-sub"])
         var seen = 0
+        var skipped = 0
         var perTopic: [String: Int] = [:]
         let started = Reactor.monotonic()
         let out = FileHandle.standardOutput
         while !shutdown.isRequested && (count == 0 || seen < count) {
             guard let frames = try socket.receiveMultipart(timeoutMilliseconds: 100) else { continue }
+            guard filter.admits(frames) else {
+                skipped += 1
+                continue
+            }
             let topic = String(decoding: frames.first ?? Data(), as: UTF8.self)
             seen += 1
             perTopic[topic.split(separator: ".").prefix(2).joined(separator: ".") + ".", default: 0] += 1
@@ -33,6 +43,7 @@ enum TailCommand {
         }
         let seconds = max(Reactor.monotonic() - started, 0.001)
         var summary = "tail: \(seen) messages in \(String(format: "%.1f", seconds)) s"
+        if filter.isActive { summary += " (\(skipped) more did not match \(filter))" }
         for (topic, n) in perTopic.sorted(by: { $0.key < $1.key }) {
             summary += "\n  \(topic)  \(n)  (\(String(format: "%.1f", Double(n) / seconds))/s)"
         }
@@ -59,6 +70,52 @@ enum TailCommand {
         var data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data()
         data.append(UInt8(ascii: "\n"))
         return data
+    }
+}
+
+/// Which envelopes `cafectl tail` prints: by stream, by publisher (`source`), from a sequence number.
+struct TailFilter: CustomStringConvertible {
+    var stream: String?
+    var source: String?
+    var sinceSeq: UInt64?
+
+    init(stream: String? = nil, source: String? = nil, sinceSeq: UInt64? = nil) {
+        self.stream = stream
+        self.source = source
+        self.sinceSeq = sinceSeq
+    }
+
+    init(_ args: inout Arguments) throws {
+        stream = args.string("stream")
+        source = args.string("source")
+        if let text = args.string("since-seq") {
+            guard let value = UInt64(text) else { throw UsageError("--since-seq must be a sequence number (0 or more), not \"\(text)\"") }
+            sinceSeq = value
+        }
+    }
+
+    var isActive: Bool { stream != nil || source != nil || sinceSeq != nil }
+
+    /// Whether a message passes. With a filter set, a message that is not a two-frame envelope
+    /// with `stream`, `source` and `seq` cannot match.
+    func admits(_ frames: [Data]) -> Bool {
+        guard isActive else { return true }
+        guard frames.count == 2, let head = try? JSONDecoder().decode(EnvelopeHead.self, from: frames[1]) else { return false }
+        if let stream, head.stream != stream { return false }
+        if let source, head.source != source { return false }
+        if let sinceSeq, head.seq < sinceSeq { return false }
+        return true
+    }
+
+    var description: String {
+        [stream.map { "--stream \($0)" }, source.map { "--source \($0)" }, sinceSeq.map { "--since-seq \($0)" }].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// The envelope fields the filter reads; the body is not decoded.
+    private struct EnvelopeHead: Decodable {
+        var source: String
+        var stream: String
+        var seq: UInt64
     }
 }
 

@@ -10,7 +10,8 @@ let help = """
 cafectl: operate and drive the Campus Café platform
 
 operator:
-  cafectl tail <prefix>... [--pretty] [--count N]    one JSON line per message ("" = every topic)
+  cafectl tail <prefix>... [--pretty] [--count N] [--stream S] [--source X] [--since-seq N]
+                                                     one JSON line per message ("" = every topic)
   cafectl publish <topic> <envelope-json>            send one raw message to the bus
   cafectl health [service...]                        ask every service (or the named ones) for health
   cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.flag).joined(separator: ", "))

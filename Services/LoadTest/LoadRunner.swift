@@ -1,0 +1,331 @@
+import Campus
+import Foundation
+import Messages
+import Metrics
+import ServiceRuntime
+import ZeroMQ
+
+/// `load-test run`'s settings, read from the command line.
+struct RunSettings {
+    var rate: Double
+    var duration: Double
+    var warmup: Double
+    var devices: Int
+    var batch: Int
+    var orderRate: Double
+    var ingest: [String]
+    var region: [String]
+    var orders: String
+    var kitchen: String
+    var notify: String
+    var busSub: String
+    var timeout: Double
+    var beaconExitSeconds: Double
+    var dwell: Double
+    var seed: UInt64
+}
+
+/// The open-loop, constant-rate run: simulated phones range beacons and walk between cafés,
+/// gateways forward their reports in `ingest.batch` requests on a fixed schedule, orders start
+/// at a fixed rate, and every effect is awaited on the bus.
+///
+/// One thread: DEALER sockets pipeline the requests without waiting, and one poll covers them
+/// and the SUB socket. Every send is scheduled at start + i / rate and every latency is measured
+/// from that schedule, so a sender or a platform that falls behind shows up in the figures
+/// instead of slowing the offered load (no coordinated omission).
+final class LoadRunner {
+    /// What an ingest reply answers.
+    enum IngestStep {
+        case status(reports: Int)
+        case batch(BatchInFlight)
+    }
+
+    struct BatchInFlight {
+        var number: Int
+        var intended: Double
+        var sightings: Int
+        var arrivals: [(arrival: Arrival, report: Int)]
+        var inWindow: Bool
+    }
+
+    /// The sums behind the sightings section of the report.
+    private struct SightingCounts {
+        var sent = 0
+        var sentInWindow = 0
+        var accepted = 0
+        var acceptedInWindow = 0
+        var refused = 0
+        var unanswered = 0
+        var batches = 0
+        var batchErrors: [String: Int] = [:]
+        var refusals: [String: Int] = [:]
+        var lastSend = 0.0
+        var lastAccept = 0.0
+        var maxLag = 0.0
+    }
+
+    let settings: RunSettings
+    let catalog: CampusCatalog
+    let context: Context
+    let runID: String
+    private let log: (String) -> Void
+
+    init(settings: RunSettings, catalog: CampusCatalog, context: Context, runID: String, log: @escaping (String) -> Void) {
+        self.settings = settings
+        self.catalog = catalog
+        self.context = context
+        self.runID = runID
+        self.log = log
+    }
+
+    func run() throws -> RunReport {
+        let layout = CampusLayout(catalog: catalog)
+        guard !layout.places.isEmpty else { throw ServiceError(.internalError, "the campus has no café with a station") }
+        let shards = settings.ingest.count
+        let fleet = PhoneFleet(count: settings.devices, runID: runID, shards: shards, layout: layout, exitTimeout: settings.beaconExitSeconds,
+                               dwellMean: settings.dwell, seed: settings.seed)
+        let placeIndex = Dictionary(uniqueKeysWithValues: layout.places.enumerated().map { ($1.id, $0) })
+        let phonePrefix = "\(runID)-p"
+
+        let sub = try Socket(context, .sub)
+        defer { sub.close() }
+        try sub.setLinger(milliseconds: 0)
+        // Nothing may be dropped on our side, or the run would report the platform's loss wrongly.
+        try sub.setReceiveHighWaterMark(0)
+        for prefix in ["region.event.", "notify.delivery.", "heartbeat."] { try sub.subscribe(prefix) }
+        try sub.connect(settings.busSub)
+        let ingest = try settings.ingest.enumerated().map { try PipelinedClient<IngestStep>(name: "beacon-ingest s\($0)", context: context, endpoint: $1) }
+        let orderClient = try PipelinedClient<OrderDriver.Step>(name: "order-service", context: context, endpoint: settings.orders)
+        let kitchenClient = try PipelinedClient<OrderDriver.Step>(name: "kitchen-display", context: context, endpoint: settings.kitchen)
+        defer {
+            ingest.forEach { $0.close() }
+            orderClient.close()
+            kitchenClient.close()
+        }
+
+        // Set-up, before the clock starts: every phone reports its status, ordering phones
+        // register for notifications, the pickup windows are read, the subscription is live.
+        try sendStatuses(fleet: fleet, ingest: ingest)
+        let orderingPhones = settings.orderRate > 0 ? min(settings.devices, max(1, Int((settings.orderRate * (settings.warmup + settings.duration)).rounded(.up)))) : 0
+        try register(phones: orderingPhones, fleet: fleet)
+        let windows = settings.orderRate > 0 ? try pickupWindows() : [:]
+        try awaitSubscription(sub)
+        try sub.unsubscribe("heartbeat.")
+        let counters = HealthCounters(context: context, timeoutMilliseconds: Int32(max(3, settings.timeout) * 1000))
+        let publishedBefore = counters.sum("published.bestEffort", at: settings.ingest)
+        let consumedBefore = counters.sum("sightings.consumed", at: settings.region)
+
+        let measureFrom = settings.warmup
+        let end = settings.warmup + settings.duration
+        let wallStart = Date().addingTimeInterval(0.05)
+        let start = Reactor.monotonic() + 0.05
+        let schedule = SightingSchedule(fleet: fleet, rate: settings.rate, batchSize: settings.batch, shards: shards, end: end, uuid: layout.uuid,
+                                        wallStartMilliseconds: Timestamp(wallStart).milliseconds)
+        let arrivals = ArrivalTracker(measureFrom: measureFrom, timeout: settings.timeout)
+        let orders = OrderDriver(rate: settings.orderRate, end: end, measureFrom: measureFrom, timeout: settings.timeout, runID: runID, fleet: fleet,
+                                 orderingPhones: orderingPhones, orders: orderClient, kitchen: kitchenClient, windows: windows, catalog: catalog)
+        var counts = SightingCounts()
+        var roundTrip = Histogram()
+        var sentMeter = RateMeter(start: 0)
+        var acceptedMeter = RateMeter(start: 0)
+        var scheduledInWindow = 0
+
+        var poller = Poller()
+        poller.register(sub)
+        for client in ingest { poller.register(client.socket) }
+        poller.register(orderClient.socket)
+        poller.register(kitchenClient.socket)
+
+        func sent(_ batch: BatchInFlight, now: Double) {
+            counts.sent += batch.sightings
+            counts.batches += 1
+            sentMeter.add(UInt64(batch.sightings))
+            counts.maxLag = max(counts.maxLag, now - batch.intended)
+            if batch.inWindow {
+                counts.sentInWindow += batch.sightings
+                counts.lastSend = now
+            }
+        }
+
+        func handleIngest(_ step: IngestStep, reply: Data, rtt: Double, now: Double) {
+            guard case .batch(let batch) = step else { return }
+            roundTrip.record(UInt64(rtt * 1_000_000))
+            guard let head = try? JSONDecoder().decode(BatchReplyHead.self, from: reply) else {
+                counts.batchErrors[ErrorCode.messageMalformed.rawValue, default: 0] += 1
+                counts.refused += batch.sightings
+                return
+            }
+            guard head.ok, let body = head.body else {
+                counts.batchErrors[head.error?.code ?? ErrorCode.internalError.rawValue, default: 0] += 1
+                counts.refused += batch.sightings
+                for item in batch.arrivals { arrivals.cancel(item.arrival, intended: batch.intended) }
+                return
+            }
+            counts.accepted += body.accepted
+            acceptedMeter.add(UInt64(body.accepted))
+            if batch.inWindow {
+                counts.acceptedInWindow += body.accepted
+                counts.lastAccept = now
+            }
+            guard body.accepted < batch.sightings else { return }
+            counts.refused += batch.sightings - body.accepted
+            // The slow path, only when something was refused: which reports, and why.
+            guard let full = try? Wire.decodeReply(reply, body: IngestBatchResult.self).get() else { return }
+            var refusedReports = Set<Int>()
+            for (index, item) in full.results.enumerated() {
+                if let error = item.error {
+                    counts.refusals[error.code, default: 0] += 1
+                    refusedReports.insert(index)
+                }
+                for rejection in item.rejections {
+                    counts.refusals[rejection.code, default: 0] += 1
+                    refusedReports.insert(index)
+                }
+            }
+            for item in batch.arrivals where refusedReports.contains(item.report) { arrivals.cancel(item.arrival, intended: batch.intended) }
+        }
+
+        func drainBus(now: Double) throws {
+            for _ in 0..<20_000 {
+                guard let frames = try sub.tryReceiveMultipart(), frames.count == 2 else { return }
+                if frames[0].starts(with: Array("region.event.".utf8)) {
+                    guard let event = try? JSONDecoder().decode(RegionEventHead.self, from: frames[1]), event.body.state == "satisfied",
+                          event.body.deviceId.hasPrefix(phonePrefix), let device = Int(event.body.deviceId.dropFirst(phonePrefix.count)),
+                          let place = placeIndex[event.body.identifier]
+                    else { continue }
+                    arrivals.satisfied(device: device, place: place, now: now)
+                } else if frames[0].starts(with: Array("notify.delivery.".utf8)) {
+                    guard let note = try? JSONDecoder().decode(NotificationHead.self, from: frames[1]), let orderId = note.body.orderId,
+                          let kind = NotificationKind(rawValue: note.body.kind)
+                    else { continue }
+                    orders.notified(orderId: orderId, kind: kind, now: now)
+                }
+            }
+        }
+
+        var nextProgress = 1.0
+        var generatedTo = 0.0
+        log("load-test: run \(runID): \(settings.devices) phones, \(shards) ingest shard(s), \(orderingPhones) ordering phones; "
+            + "\(settings.warmup > 0 ? "warm-up \(settings.warmup) s, then " : "")\(settings.duration) s at \(settings.rate) sightings/s")
+        while true {
+            let now = Reactor.monotonic() - start
+            // Generate ahead of the clock in chunks, so the loop sleeps until the next batch is due.
+            if !schedule.isFinished && generatedTo < now + 0.1 {
+                generatedTo = now + 0.25
+                schedule.generate(upTo: generatedTo)
+            }
+            while let plan = schedule.popDue(now: now) {
+                let batch = BatchInFlight(number: plan.number, intended: plan.intended, sightings: plan.sightings, arrivals: plan.arrivals,
+                                          inWindow: plan.intended >= measureFrom)
+                if batch.inWindow { scheduledInWindow += plan.sightings }
+                for item in plan.arrivals { arrivals.expect(item.arrival, intended: plan.intended) }
+                if try ingest[plan.shard].send(plan.frame, context: .batch(batch), now: now) { sent(batch, now: now) }
+            }
+            for client in ingest where client.hasQueued {
+                for case .batch(let batch) in try client.flushQueue(now: now) { sent(batch, now: now) }
+            }
+            try orders.startDue(now: now)
+            try orderClient.flushQueue(now: now)
+            try kitchenClient.flushQueue(now: now)
+
+            let generating = !schedule.isFinished || schedule.nextDue != nil || orders.nextDue != nil
+            if !generating {
+                // Uncertain arrivals may never fire; only what is owed keeps the drain going.
+                let quiet = ingest.allSatisfy { $0.pendingCount == 0 } && arrivals.outstandingCertain == 0 && orders.inFlight == 0
+                if quiet || now > end + settings.timeout + 1 { break }
+            }
+
+            var wake = nextProgress
+            if let due = schedule.nextDue { wake = min(wake, due) }
+            if !schedule.isFinished { wake = min(wake, generatedTo - 0.1) }
+            if let due = orders.nextDue { wake = min(wake, due) }
+            if let due = orders.nextRetry { wake = min(wake, due) }
+            if ingest.contains(where: \.hasQueued) || orderClient.hasQueued || kitchenClient.hasQueued { wake = min(wake, now + 0.001) }
+            let waitMilliseconds = max(0, min(100, Int(((wake - now) * 1000).rounded(.up))))
+            let ready = try poller.poll(timeoutMilliseconds: waitMilliseconds)
+            let after = Reactor.monotonic() - start
+            for index in ready {
+                if index == 0 {
+                    try drainBus(now: after)
+                } else if index <= ingest.count {
+                    try ingest[index - 1].receive(now: after) { step, reply, rtt in handleIngest(step, reply: reply, rtt: rtt, now: after) }
+                } else {
+                    let client = index == ingest.count + 1 ? orderClient : kitchenClient
+                    try client.receive(now: after) { step, reply, _ in try orders.handle(step, reply: reply, now: after) }
+                }
+            }
+            if after >= nextProgress {
+                nextProgress += 1
+                for client in ingest {
+                    for case .batch(let batch) in client.expire(now: after, timeout: settings.timeout) { counts.unanswered += batch.sightings }
+                }
+                for step in orderClient.expire(now: after, timeout: settings.timeout) + kitchenClient.expire(now: after, timeout: settings.timeout) {
+                    orders.gaveUp(step)
+                }
+                arrivals.expire(now: after)
+                orders.expire(now: after)
+                let lost = arrivals.counts.lost + orders.counts.lost + orders.counts.failed + counts.refused + counts.unanswered
+                log(String(format: "[%6.1f s] sent %6.0f/s  accepted %6.0f/s  region p99 %7.1f ms (n=%llu)  order p99 %7.1f ms (n=%llu)  lost %d  max lag %.1f ms",
+                           after, sentMeter.intervalRate(now: after), acceptedMeter.intervalRate(now: after),
+                           Double(arrivals.latency.value(atPercentile: 99)) / 1000, arrivals.latency.count,
+                           Double(orders.latency.value(atPercentile: 99)) / 1000, orders.latency.count, lost, max(0, counts.maxLag * 1000)))
+            }
+        }
+        let finished = Reactor.monotonic() - start
+        for client in ingest {
+            for case .batch(let batch) in client.expire(now: .infinity, timeout: 0) { counts.unanswered += batch.sightings }
+            counts.batchErrors.merge(client.lateReplies > 0 ? ["late replies": client.lateReplies] : [:]) { $0 + $1 }
+        }
+        arrivals.expireAll()
+        orders.expireAll()
+
+        // The bus counters: wait for region-monitor to catch up with what beacon-ingest published.
+        let publishedAfter = counters.sum("published.bestEffort", at: settings.ingest)
+        var consumedAfter = counters.sum("sightings.consumed", at: settings.region)
+        var settled = false
+        if let publishedBefore, let publishedAfter, let consumedBefore {
+            let deadline = Reactor.monotonic() + min(settings.timeout, 10)
+            var lastChange = Reactor.monotonic()
+            while let consumed = consumedAfter {
+                if consumed - consumedBefore >= publishedAfter - publishedBefore || Reactor.monotonic() - lastChange >= 1.5 {
+                    settled = true
+                    break
+                }
+                guard Reactor.monotonic() < deadline else { break }
+                usleep(200_000)
+                let next = counters.sum("sightings.consumed", at: settings.region)
+                if next != consumed { lastChange = Reactor.monotonic() }
+                consumedAfter = next
+            }
+        }
+        let busMeasured = publishedBefore != nil && publishedAfter != nil && consumedBefore != nil && consumedAfter != nil
+        let published = busMeasured ? publishedAfter! - publishedBefore! : 0
+        let consumed = busMeasured ? consumedAfter! - consumedBefore! : 0
+        let shed = max(0, published - consumed)
+
+        let sendSpan = max(counts.lastSend - measureFrom, 0.001)
+        let acceptSpan = max(counts.lastAccept - measureFrom, 0.001)
+        let acceptedPerSecond = Double(counts.acceptedInWindow) / acceptSpan
+        let sightings = RunReport.Sightings(
+            target: settings.rate, scheduled: scheduledInWindow, sent: counts.sent, accepted: counts.accepted, refused: counts.refused,
+            unanswered: counts.unanswered, sentPerSecond: Double(counts.sentInWindow) / sendSpan, acceptedPerSecond: acceptedPerSecond,
+            achievedRatio: settings.rate > 0 ? acceptedPerSecond / settings.rate : 0, batches: counts.batches, batchErrors: counts.batchErrors,
+            refusals: counts.refusals, maxSendLagMs: max(0, counts.maxLag * 1000), sendStalls: ingest.reduce(0) { $0 + $1.stalls },
+            batchRoundTripMs: LatencySummary(roundTrip))
+        let a = arrivals.counts
+        let regionEvents = RunReport.RegionEvents(expected: a.expected, seen: a.seen, lost: a.lost, late: a.late, uncertain: a.uncertain, uncertainSeen: a.uncertainSeen,
+                                                  unexpected: a.unexpected, cancelled: a.cancelled, latencyMs: LatencySummary(arrivals.latency))
+        let o = orders.counts
+        let orderReport = RunReport.Orders(targetPerSecond: settings.orderRate, started: o.started, placed: o.placed, notified: o.notified, failed: o.failed,
+                                           lost: o.lost, errors: o.errors, lostAt: o.lostAt, bumpRetries: o.bumpRetries, windowRetries: o.windowRetries,
+                                           latencyMs: LatencySummary(orders.latency))
+        return RunReport(
+            settings: .init(runId: runID, rate: settings.rate, duration: settings.duration, warmup: settings.warmup, devices: settings.devices,
+                            batch: settings.batch, orderRate: settings.orderRate, ingestShards: shards, beaconExitSeconds: settings.beaconExitSeconds,
+                            timeout: settings.timeout, seed: settings.seed),
+            sightings: sightings, regionEvents: regionEvents, orders: orderReport,
+            bus: .init(measured: busMeasured, settled: settled, publishedBestEffort: published, consumedByRegionMonitor: consumed, shed: shed),
+            lost: a.lost + o.lost + o.failed + counts.refused + counts.unanswered + shed,
+            elapsedSeconds: finished)
+    }
+}

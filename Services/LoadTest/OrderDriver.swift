@@ -1,0 +1,253 @@
+import Campus
+import Foundation
+import Messages
+import Metrics
+
+/// Orders at a constant rate, each taken from its intended start to the "ready" notification:
+/// reserve a pickup place, place the order (app channel, payment token), bump every kitchen ticket
+/// as soon as the kitchen has it, and wait for `notify.delivery.<device>.` with the order id.
+/// Latency runs from the order's intended start (start + k / rate), never from when it was sent.
+final class OrderDriver {
+    /// What a reply on the order or kitchen socket answers.
+    enum Step {
+        case reserve(order: Int)
+        case place(order: Int)
+        case bump(order: Int, ticket: String)
+    }
+
+    enum Stage: String {
+        case reserving, placing, bumping, notifying, done, failed
+    }
+
+    struct Tracked {
+        let intended: Double
+        let phone: Int
+        let cafe: String
+        var window: Int = 0
+        var windowAttempts = 0
+        var orderId: String?
+        var openTickets: Set<String> = []
+        var stage: Stage = .reserving
+        var finished = false
+    }
+
+    struct Window {
+        var start: Timestamp
+        var remaining: Int
+    }
+
+    /// Tallies for the report.
+    struct Counts {
+        var started = 0
+        var placed = 0
+        var notified = 0
+        var failed = 0
+        var lost = 0
+        var bumpRetries = 0
+        var windowRetries = 0
+        var errors: [String: Int] = [:]
+        var lostAt: [String: Int] = [:]
+    }
+
+    let rate: Double
+    let end: Double
+    let measureFrom: Double
+    let timeout: Double
+    private let runID: String
+    private let fleet: PhoneFleet
+    private let orderingPhones: Int
+    private let orders: PipelinedClient<Step>
+    private let kitchen: PipelinedClient<Step>
+    private var windows: [String: [Window]]
+    private let menus: [String: [String]]
+    private var tracked: [Tracked] = []
+    private var byOrderId: [String: Int] = [:]
+    private var bumpRetries: [(due: Double, order: Int, ticket: String)] = []
+    private(set) var latency = Histogram()
+    private(set) var counts = Counts()
+
+    init(rate: Double, end: Double, measureFrom: Double, timeout: Double, runID: String, fleet: PhoneFleet, orderingPhones: Int,
+         orders: PipelinedClient<Step>, kitchen: PipelinedClient<Step>, windows: [String: [Window]], catalog: CampusCatalog) {
+        self.rate = rate
+        self.end = end
+        self.measureFrom = measureFrom
+        self.timeout = timeout
+        self.runID = runID
+        self.fleet = fleet
+        self.orderingPhones = max(1, orderingPhones)
+        self.orders = orders
+        self.kitchen = kitchen
+        self.windows = windows
+        menus = Dictionary(uniqueKeysWithValues: catalog.cafes.map { ($0.id, $0.menu.map(\.id)) })
+    }
+
+    /// The user and the notification device of the k-th ordering phone.
+    static func user(runID: String, phone: Int) -> String { "\(runID)-u\(phone)" }
+
+    /// Schedule time of the next order to start, if any remain before the end.
+    var nextDue: Double? {
+        guard rate > 0 else { return nil }
+        let next = Double(tracked.count) / rate
+        return next < end ? next : nil
+    }
+
+    /// The earliest bump retry, if any.
+    var nextRetry: Double? { bumpRetries.map(\.due).min() }
+
+    /// Orders not yet notified, failed or given up.
+    var inFlight: Int { tracked.count - counts.notified - counts.failed - counts.lost }
+
+    /// Starts every order due by schedule time `now`, and the bump retries that are due.
+    func startDue(now: Double) throws {
+        while let due = nextDue, due <= now {
+            let number = tracked.count
+            let phone = number % orderingPhones
+            let here = fleet.layout.places[fleet.phones[phone].place].id
+            // Order where the phone stands when that café has a place left, else wherever one is.
+            let cafe = hasPlace(here) ? here : (windows.keys.sorted().first { hasPlace($0) } ?? here)
+            tracked.append(Tracked(intended: due, phone: phone, cafe: cafe))
+            counts.started += 1
+            try reserve(number, now: now)
+        }
+        let due = bumpRetries.filter { $0.due <= now }
+        bumpRetries.removeAll { $0.due <= now }
+        for retry in due where !tracked[retry.order].finished {
+            try bump(retry.order, ticket: retry.ticket, now: now)
+        }
+    }
+
+    private func hasPlace(_ cafe: String) -> Bool { windows[cafe]?.contains { $0.remaining > 0 } ?? false }
+
+    private func reserve(_ number: Int, now: Double) throws {
+        let cafe = tracked[number].cafe
+        guard let index = windows[cafe]?.firstIndex(where: { $0.remaining > 0 }) else {
+            return fail(number, code: ErrorCode.windowFull.rawValue)
+        }
+        windows[cafe]![index].remaining -= 1
+        tracked[number].window = index
+        tracked[number].windowAttempts += 1
+        let request = ReserveRequest(cafeId: cafe, start: windows[cafe]![index].start,
+                                     userId: Self.user(runID: runID, phone: tracked[number].phone), locale: "en_US")
+        try orders.send(Wire.encode(Request(op: Op.windowReserve, id: "\(runID)-r\(number)", body: request)), context: .reserve(order: number), now: now)
+    }
+
+    /// Handles a reply from order-service or kitchen-display.
+    func handle(_ step: Step, reply: Data, now: Double) throws {
+        switch step {
+        case .reserve(let number):
+            guard !tracked[number].finished else { return }
+            switch Result(catching: { try Wire.decodeReply(reply, body: ReservationView.self).get() }) {
+            case .success(let reservation):
+                tracked[number].stage = .placing
+                try place(number, reservation: reservation.reservationId, now: now)
+            case .failure(let error):
+                let code = (error as? ServiceError)?.code ?? ErrorCode.messageMalformed.rawValue
+                let windowGone: Set<String> = [ErrorCode.windowFull.rawValue, ErrorCode.windowPast.rawValue, ErrorCode.windowClosed.rawValue,
+                                               ErrorCode.unknownWindow.rawValue]
+                if windowGone.contains(code), tracked[number].windowAttempts < 8 {
+                    // Someone else took the last place, or the window began: use the next one.
+                    windows[tracked[number].cafe]![tracked[number].window].remaining = 0
+                    counts.windowRetries += 1
+                    try reserve(number, now: now)
+                } else {
+                    fail(number, code: code)
+                }
+            }
+        case .place(let number):
+            guard !tracked[number].finished else { return }
+            switch Result(catching: { try Wire.decodeReply(reply, body: OrderView.self).get() }) {
+            case .success(let view):
+                counts.placed += 1
+                let orderId = view.order.orderId
+                tracked[number].orderId = orderId
+                byOrderId[orderId] = number
+                tracked[number].stage = .bumping
+                // The kitchen makes one ticket per station, "<orderId>:<station>"; bump each.
+                let tickets = Set(view.order.lines.map { "\(orderId):\($0.station)" })
+                tracked[number].openTickets = tickets
+                for ticket in tickets.sorted() { try bump(number, ticket: ticket, now: now) }
+            case .failure(let error):
+                fail(number, code: (error as? ServiceError)?.code ?? ErrorCode.messageMalformed.rawValue)
+            }
+        case .bump(let number, let ticket):
+            guard !tracked[number].finished else { return }
+            switch Result(catching: { try Wire.decodeReply(reply, body: TicketView.self).get() }) {
+            case .success:
+                tracked[number].openTickets.remove(ticket)
+                if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping { tracked[number].stage = .notifying }
+            case .failure(let error):
+                let code = (error as? ServiceError)?.code ?? ErrorCode.messageMalformed.rawValue
+                if code == ErrorCode.unknownTicket.rawValue {
+                    // The kitchen has not taken order.placed off the bus yet: try again shortly.
+                    counts.bumpRetries += 1
+                    bumpRetries.append((now + 0.005, number, ticket))
+                } else {
+                    fail(number, code: code)
+                }
+            }
+        }
+    }
+
+    private func place(_ number: Int, reservation: String, now: Double) throws {
+        let order = tracked[number]
+        let menu = menus[order.cafe] ?? []
+        let first = menu.isEmpty ? "" : menu[number % menu.count]
+        var items = [OrderItemRequest(itemId: first, quantity: 1)]
+        if menu.count > 1, number % 2 == 0 { items.append(OrderItemRequest(itemId: menu[(number + 1) % menu.count], quantity: 1)) }
+        let user = Self.user(runID: runID, phone: order.phone)
+        let request = PlaceOrderRequest(idempotencyKey: "\(runID)-o\(number)", channel: .app, userId: user, deviceId: fleet.phones[order.phone].id,
+                                        cafeId: order.cafe, reservationId: reservation, items: items,
+                                        paymentToken: "tok_" + String(format: "lt%014d", number), locale: "en_US")
+        try orders.send(Wire.encode(Request(op: Op.orderPlace, id: "\(runID)-p\(number)", body: request)), context: .place(order: number), now: now)
+    }
+
+    private func bump(_ number: Int, ticket: String, now: Double) throws {
+        try kitchen.send(Wire.encode(Request(op: Op.kdsBump, id: "\(runID)-k\(number)", body: TicketCommand(ticketId: ticket))),
+                         context: .bump(order: number, ticket: ticket), now: now)
+    }
+
+    /// A notification reached a phone: the end of an order's journey when it is that order's "ready".
+    func notified(orderId: String, kind: NotificationKind, now: Double) {
+        guard kind == .orderReady, let number = byOrderId[orderId], !tracked[number].finished else { return }
+        tracked[number].finished = true
+        tracked[number].stage = .done
+        counts.notified += 1
+        if tracked[number].intended >= measureFrom {
+            latency.record(UInt64(max(0, (now - tracked[number].intended) * 1_000_000)))
+        }
+    }
+
+    /// A request that got no reply in time.
+    func gaveUp(_ step: Step) {
+        switch step {
+        case .reserve(let number), .place(let number), .bump(let number, _):
+            fail(number, code: ErrorCode.clientTimeout.rawValue)
+        }
+    }
+
+    /// Orders started more than `timeout` ago and still unfinished are lost, by the stage they reached.
+    func expire(now: Double) {
+        for number in tracked.indices where !tracked[number].finished && now - tracked[number].intended > timeout {
+            tracked[number].finished = true
+            counts.lost += 1
+            counts.lostAt[tracked[number].stage.rawValue, default: 0] += 1
+        }
+    }
+
+    /// Gives up every unfinished order (the drain ran out of time).
+    func expireAll() {
+        for number in tracked.indices where !tracked[number].finished {
+            tracked[number].finished = true
+            counts.lost += 1
+            counts.lostAt[tracked[number].stage.rawValue, default: 0] += 1
+        }
+    }
+
+    private func fail(_ number: Int, code: String) {
+        guard !tracked[number].finished else { return }
+        tracked[number].finished = true
+        tracked[number].stage = .failed
+        counts.failed += 1
+        counts.errors[code, default: 0] += 1
+    }
+}

@@ -1,0 +1,48 @@
+import Campus
+import Foundation
+import ServiceRuntime
+import ZeroMQ
+
+/// `load-test scenario` (also `load-test` with no subcommand): drives the Caffè Macs scenario
+/// once and prints how long each step took.
+enum ScenarioCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("ingest", .endpoint, default: "tcp://127.0.0.1:7410", help: "beacon-ingest request endpoint"),
+        OptionSpec("orders", .endpoint, default: "tcp://127.0.0.1:7430", help: "order-service request endpoint"),
+        OptionSpec("kitchen", .endpoint, default: "tcp://127.0.0.1:7440", help: "kitchen-display request endpoint"),
+        OptionSpec("notify", .endpoint, default: "tcp://127.0.0.1:7450", help: "notification-service request endpoint"),
+        OptionSpec("bus-sub", .endpoint, default: "tcp://127.0.0.1:7402", help: "the bus endpoint subscribers connect to"),
+        OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the platform serves"),
+        OptionSpec("timeout", .number, default: "10", help: "seconds to wait for each effect on the bus"),
+        OptionSpec("json", .path, default: "", help: "also write the measurements to this JSON file"),
+    ]
+    static let summary = "drive the Caffè Macs scenario once and time each step"
+
+    static func main(arguments: [String]) -> Int32 {
+        let config = subcommandConfiguration(program: "load-test scenario", summary: summary, specs: specs, arguments: arguments,
+                                             usage: "load-test [scenario] [options]")
+        do {
+            let catalog = try CampusCatalog.load(path: config.string("campus"))
+            let driver = ScenarioDriver(
+                context: try Context(),
+                endpoints: .init(ingest: config.string("ingest"), orders: config.string("orders"), kitchen: config.string("kitchen"),
+                                 notify: config.string("notify"), busSub: config.string("bus-sub")),
+                catalog: catalog, timeout: config.double("timeout"))
+            let results = try driver.run()
+            let width = results.map(\.step.count).max() ?? 10
+            print("step".padding(toLength: width, withPad: " ", startingAt: 0) + "   ms")
+            for result in results {
+                print(result.step.padding(toLength: width, withPad: " ", startingAt: 0) + String(format: " %7.2f", result.milliseconds))
+            }
+            if !config.string("json").isEmpty {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try encoder.encode(results).write(to: URL(fileURLWithPath: config.string("json")))
+            }
+            return 0
+        } catch {
+            logLine("load-test: \(error)")
+            return 1
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// `load-test run` against the real platform: a short open-loop run at a modest rate must reach
+/// its target, see every region event and order notification it caused, and lose nothing.
+/// Only counts are asserted, never times.
+@Suite(.serialized)
+struct LoadTestHarnessTests {
+    /// The figures of the run's JSON report the test reads.
+    struct Report: Decodable {
+        struct Sightings: Decodable {
+            var target: Double
+            var sent: Int
+            var accepted: Int
+            var acceptedPerSecond: Double
+            var achievedRatio: Double
+        }
+
+        struct Latency: Decodable {
+            var count: Int
+            var p50: Double
+            var p99: Double
+            var max: Double
+        }
+
+        struct RegionEvents: Decodable {
+            var expected: Int
+            var seen: Int
+            var lost: Int
+            var unexpected: Int
+            var latencyMs: Latency
+        }
+
+        struct Orders: Decodable {
+            var started: Int
+            var notified: Int
+            var failed: Int
+            var lost: Int
+            var latencyMs: Latency
+        }
+
+        struct Bus: Decodable {
+            var measured: Bool
+            var publishedBestEffort: Int
+            var consumedByRegionMonitor: Int
+            var shed: Int
+        }
+
+        var sightings: Sightings
+        var regionEvents: RegionEvents
+        var orders: Orders
+        var bus: Bus
+        var lost: Int
+    }
+
+    @Test("load-test run holds 2000 sightings/s with 200 phones and 2 orders/s for 3 s, and loses nothing")
+    func shortRun() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let json = platform.root.appendingPathComponent("run.json")
+        let process = Process()
+        process.executableURL = platform.bin.appendingPathComponent("load-test")
+        process.arguments = [
+            "run", "--rate", "2000", "--duration", "3", "--devices", "200", "--order-rate", "2", "--batch", "50",
+            "--ingest", platform.endpoint("beacon-ingest"), "--region", platform.endpoint("region-monitor"),
+            "--orders", platform.endpoint("order-service"), "--kitchen", platform.endpoint("kitchen-display"),
+            "--notify", platform.endpoint("notification-service"), "--bus-sub", platform.busSub, "--campus", platform.campus,
+            // The platform under test runs region-monitor with a 5 s exit timeout.
+            "--beacon-exit-seconds", "5", "--json", json.path,
+        ]
+        let out = platform.root.appendingPathComponent("load.out").creatingEmptyFile()
+        let err = platform.root.appendingPathComponent("load.err").creatingEmptyFile()
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+        try #require(process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
+
+        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: json))
+        #expect(report.sightings.target == 2000)
+        #expect(abs(report.sightings.achievedRatio - 1) <= 0.1, "achieved \(report.sightings.acceptedPerSecond)/s of \(report.sightings.target)/s")
+        #expect(report.sightings.accepted == report.sightings.sent)
+        #expect(report.regionEvents.latencyMs.count > 0)
+        #expect(report.regionEvents.seen == report.regionEvents.expected)
+        #expect(report.regionEvents.unexpected == 0)
+        #expect(report.orders.started >= 5)
+        #expect(report.orders.latencyMs.count > 0)
+        #expect(report.orders.notified == report.orders.started)
+        #expect(report.bus.measured)
+        #expect(report.bus.consumedByRegionMonitor == report.bus.publishedBestEffort)
+        #expect(report.lost == 0, "lost: \(report)")
+        // Percentiles are ordered.
+        for latency in [report.regionEvents.latencyMs, report.orders.latencyMs] {
+            #expect(latency.p50 <= latency.p99 && latency.p99 <= latency.max)
+        }
+
+        // While it ran: one progress line a second on stderr; at the end a table on stdout.
+        #expect(stderr.components(separatedBy: "\n").filter { $0.hasPrefix("[") && $0.contains("sent") && $0.contains("p99") }.count >= 2)
+        let table = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+        for heading in ["sightings/s", "sighting → region event", "order → ready notification", "total lost: 0"] {
+            #expect(table.contains(heading), "the table has no \(heading)")
+        }
+    }
+
+    @Test("load-test run refuses bad settings with one line and status 2", arguments: [
+        ["--rate", "0"], ["--batch", "1001"], ["--ingest", "localhost:7410"], ["--devices", "0"], ["--bogus", "1"],
+    ])
+    func badSettings(arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = try Platform.binaryDirectory().appendingPathComponent("load-test")
+        process.arguments = ["run"] + arguments
+        let err = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(message.split(separator: "\n").count == 1, "\(message)")
+    }
+
+    @Test("load-test run --help lists every option with its default")
+    func help() throws {
+        let process = Process()
+        process.executableURL = try Platform.binaryDirectory().appendingPathComponent("load-test")
+        process.arguments = ["run", "--help"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        for flag in ["rate", "duration", "devices", "batch", "order-rate", "ingest", "orders", "kitchen", "notify", "bus-sub", "region", "campus", "json", "warmup"] {
+            #expect(text.contains("--\(flag) <"), "--help does not list --\(flag)")
+        }
+        #expect(text.components(separatedBy: ", default ").count - 1 >= 14)
+    }
+}
