@@ -91,20 +91,21 @@ public final class Database {
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         let depth = transactionDepth
         let savepoint = "sp\(depth)"
-        try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        // Prepared once and cached: a savepoint per message must not pay for parsing SQL.
+        try run(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
         transactionDepth += 1
         do {
             let result = try body()
             transactionDepth -= 1
-            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+            try run(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
             return result
         } catch {
             transactionDepth = depth
             if depth == 0 {
-                try? execute("ROLLBACK")
+                try? run("ROLLBACK")
             } else {
-                try? execute("ROLLBACK TO \(savepoint)")
-                try? execute("RELEASE \(savepoint)")
+                try? run("ROLLBACK TO \(savepoint)")
+                try? run("RELEASE \(savepoint)")
             }
             throw error
         }

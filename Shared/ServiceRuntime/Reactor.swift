@@ -14,6 +14,8 @@ public final class Reactor {
     private let logger: Logger
     /// The longest a poll waits, so a shutdown request is seen promptly.
     private let maxWaitMilliseconds: Int
+    /// A handler or timer running this long is logged as a stall.
+    public var stallWarningSeconds = 0.02
 
     struct Timer {
         let name: String
@@ -55,15 +57,27 @@ public final class Reactor {
                 continue
             }
             for index in ready {
+                let started = Self.monotonic()
                 do { try handlers[index]() } catch { logger.error("socket handler failed", ["error": "\(error)"]) }
+                reportStall("socket \(index)", since: started)
             }
             let after = Self.monotonic()
             for index in timers.indices where timers[index].due <= after {
                 timers[index].due = after + timers[index].interval
+                let started = Self.monotonic()
                 do { try timers[index].action() } catch {
                     logger.error("timer failed", ["timer": timers[index].name, "error": "\(error)"])
                 }
+                reportStall("timer \(timers[index].name)", since: started)
             }
+        }
+    }
+
+    /// Everything in a service waits while one handler runs: say so when one takes long.
+    private func reportStall(_ what: String, since started: Double) {
+        let seconds = Self.monotonic() - started
+        if seconds >= stallWarningSeconds {
+            logger.warning("reactor stalled", ["by": what, "ms": String(Int(seconds * 1000))])
         }
     }
 

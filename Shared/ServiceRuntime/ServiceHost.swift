@@ -178,17 +178,25 @@ public final class ServiceHost {
 
     private func drainSubscriber() throws {
         guard let subscriber else { return }
-        // Everything drained in one pass is applied in one transaction (group commit): a burst
-        // costs one commit, not one per event. Each event still gets its own savepoint, so one
-        // that fails is rolled back and dead-lettered alone.
-        try db.transaction { try drainBatch(subscriber) }
-        flush()
+        // What arrives together is applied in one transaction (group commit): a burst costs one
+        // commit, not one per event. Each event still gets its own savepoint, so one that fails
+        // is rolled back and dead-lettered alone. A batch ends after 2 ms, so no event waits
+        // longer than that for the commit that announces it.
+        var more = true
+        for _ in 0..<64 where more {
+            more = try db.transaction { try drainBatch(subscriber, until: Reactor.monotonic() + 0.002) }
+            flush()
+        }
     }
 
-    private func drainBatch(_ subscriber: Socket) throws {
-        guard let follower else { return }
-        for _ in 0..<2_000 {
-            guard let frames = try subscriber.tryReceiveMultipart() else { break }
+    /// Applies queued messages until the queue is empty (false) or the deadline passes (true).
+    private func drainBatch(_ subscriber: Socket, until deadline: Double) throws -> Bool {
+        guard let follower else { return false }
+        var count = 0
+        while true {
+            count += 1
+            if count % 16 == 0, Reactor.monotonic() > deadline { return true }
+            guard let frames = try subscriber.tryReceiveMultipart() else { return false }
             guard frames.count == 2 else {
                 deadLetter(topic: frames.first.map { String(decoding: $0, as: UTF8.self) } ?? "", raw: frames.last ?? Data(),
                            error: WireError(.messageMalformed, "expected 2 frames [topic][envelope], got \(frames.count)"))

@@ -290,3 +290,21 @@ func restoredNearestClearsWhenSilent() {
     #expect(cleared.count == 1 && cleared.first?.beacon == nil && cleared.first?.deviceId == "d")
     #expect(engine.nearestBeacon(deviceId: "d") == nil)
 }
+
+@Test("a purged device's timer entry does not fire for the device that reuses its slot")
+func purgedSlotReuse() {
+    let start = Timestamp(milliseconds: 1_700_000_000_000)
+    let uuid = "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30"
+    let engine = RegionEngine(monitor: "campus", conditions: [BeaconCondition(identifier: "macs", uuid: uuid, major: 1, exitTimeout: 30)])
+    func sighting(_ device: String, at seconds: Double) -> Sighting {
+        Sighting(deviceId: device, beacon: BeaconIdentity(uuid: uuid, major: 1, minor: 1), rssi: -60, measuredPower: -59, accuracy: 1,
+                 proximity: .near, observedAt: start.adding(seconds: seconds))
+    }
+    _ = engine.sighting(sighting("a", at: 0))
+    engine.purge(deviceId: "a")
+    _ = engine.sighting(sighting("b", at: 20))   // takes a's slot
+    #expect(engine.tick(now: start.adding(seconds: 31)).events.isEmpty, "a's exit must not fire, b's is not due")
+    let exits = engine.tick(now: start.adding(seconds: 50)).events
+    #expect(exits.map(\.deviceId) == ["b"] && exits.map(\.state) == [.unsatisfied])
+    #expect(engine.tick(now: start.adding(seconds: 500)).events.isEmpty)
+}

@@ -42,7 +42,9 @@ final class IngestService {
         try host.db.migrate("beacon-ingest", Self.migrations)
         host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report in try self.ingest(report) }
         host.router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch in try self.ingest(batch) }
-        host.reactor.every(5, name: "smoothing.expire") { [unowned self] in self.engine.expire(now: self.host.clock.now()) }
+        // A sweep over every device's smoothing state: rare enough not to stall the ingress
+        // often (entries are trimmed whenever their device reports anyway).
+        host.reactor.every(30, name: "smoothing.expire") { [unowned self] in self.engine.expire(now: self.host.clock.now()) }
         host.addHealthDetails { [unowned self] in
             ["devices.smoothing": "\(engine.trackedDevices)", "published.bestEffort": "\(published)", "shards": "\(shards)",
              "shard": ownedShard.map(String.init) ?? "all"]

@@ -53,7 +53,7 @@ final class PlatformBenchmark {
         for process in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
         for process in processes { process.waitUntilExit() }
         processes.removeAll()
-        try? FileManager.default.removeItem(at: root)
+        if ProcessInfo.processInfo.environment["CAFE_KEEP_BENCH_DATA"] == nil { try? FileManager.default.removeItem(at: root) }
     }
 
     /// Runs the rate steps, then times sighting → region event at `latencyRate` (the issue states

@@ -32,12 +32,21 @@ public final class RegionEngine {
     private var matchers: [Matcher] = []
     /// Heard beacons are kept this long: the longest exit timeout, or the freshness if longer.
     private let heardMilliseconds: Int64
+    private let freshnessMilliseconds: Int64
+    /// Each condition's exit timeout in whole milliseconds, rounded up so a device is never
+    /// checked before its exit can be due.
+    private let exitMilliseconds: [Int64]
+    /// When each device next needs the timer (an exit, a stale nearest beacon, an expiry), so a
+    /// tick touches only the devices that are due instead of walking all of them.
+    private var due = DeadlineHeap()
 
     public init(monitor: String, conditions: [BeaconCondition], nearestFreshness: Double = 10) {
         self.monitor = monitor
         self.conditions = conditions
         self.nearestFreshness = nearestFreshness
         heardMilliseconds = Int64((max(conditions.map(\.exitTimeout).max() ?? nearestFreshness, nearestFreshness) * 1000).rounded())
+        freshnessMilliseconds = Int64((nearestFreshness * 1000).rounded())
+        exitMilliseconds = conditions.map { Int64(($0.exitTimeout * 1000).rounded(.up)) }
         matchers = conditions.map { Matcher(uuid: intern($0.uuid), major: $0.major, minor: $0.minor) }
     }
 
@@ -57,6 +66,7 @@ public final class RegionEngine {
         compact.lastEventDate = record.lastEvent?.date.milliseconds ?? CompactRecord.none
         compact.lastEventFlags = record.lastEvent?.flags ?? []
         devices[slot].setRecord(c, compact, conditionCount: conditions.count)
+        schedule(slot)
     }
 
     /// Restores the last announced nearest beacon of a device, as if its beacon were heard at `now`
@@ -68,6 +78,7 @@ public final class RegionEngine {
         let compact = compactBeacon(beacon)
         devices[slot].nearest = Nearest(beacon: compact, proximity: value.proximity ?? .near, date: value.date.milliseconds)
         devices[slot].hear(compact, proximity: value.proximity ?? .near, accuracy: .infinity, at: now.milliseconds)
+        schedule(slot)
     }
 
     public func record(deviceId: String, identifier: String) -> ConditionRecord? {
@@ -105,6 +116,9 @@ public final class RegionEngine {
         }
         devices[slot].hear(beacon, proximity: s.proximity, accuracy: s.accuracy, at: at)
         if let changed = updateNearest(slot: slot, now: at) { effects.nearest.append(changed) }
+        // New sightings only move a device's deadlines later: one scheduled check suffices, and
+        // when it comes due early the device is simply checked and scheduled again.
+        if devices[slot].scheduled == nil { schedule(slot) }
         return effects
     }
 
@@ -114,7 +128,12 @@ public final class RegionEngine {
     public func tick(now: Timestamp) -> RegionEffects {
         let at = now.milliseconds
         var changed: [(deviceId: String, events: [RegionEvent], nearest: NearestBeacon?)] = []
-        for slot in devices.indices where devices[slot].isActive {
+        while let next = due.peek(), next.due <= at {
+            due.pop()
+            let slot = next.slot
+            // A purged (and maybe reused) slot, or an entry superseded by a later schedule.
+            guard slot < devices.count, devices[slot].scheduled == next.due, devices[slot].generation == next.generation else { continue }
+            devices[slot].scheduled = nil
             var events: [RegionEvent] = []
             for c in devices[slot].records.indices where devices[slot].records[c].state == .satisfied {
                 var record = devices[slot].records[c]
@@ -134,6 +153,7 @@ public final class RegionEngine {
                 devices[slot].heard.removeAll { at - $0.at >= heardMilliseconds }
                 nearest = updateNearest(slot: slot, now: at)
             }
+            schedule(slot, after: at)
             if !events.isEmpty || nearest != nil { changed.append((devices[slot].id, events, nearest)) }
         }
         var effects = RegionEffects()
@@ -144,12 +164,33 @@ public final class RegionEngine {
         return effects
     }
 
+    /// Puts a device on the timer at its earliest deadline: a satisfied record's exit, a heard
+    /// beacon going stale for the nearest answer, or a heard beacon expiring. None: off the timer.
+    /// From inside a tick the deadline is strictly after that tick, so a tick always ends.
+    private func schedule(_ slot: Int, after now: Int64? = nil) {
+        var earliest = Int64.max
+        for (c, record) in devices[slot].records.enumerated() where record.state == .satisfied && record.lastSeen != CompactRecord.none {
+            earliest = min(earliest, record.lastSeen + exitMilliseconds[c])
+        }
+        for heard in devices[slot].heard {
+            if heard.proximity.decidesPlace { earliest = min(earliest, heard.at + freshnessMilliseconds + 1) }
+            earliest = min(earliest, heard.at + heardMilliseconds)
+        }
+        guard earliest != Int64.max else {
+            devices[slot].scheduled = nil
+            return
+        }
+        if let now { earliest = max(earliest, now + 1) }
+        devices[slot].scheduled = earliest
+        due.push(DeadlineHeap.Entry(due: earliest, slot: slot, generation: devices[slot].generation))
+    }
+
     /// Drops every piece of state for a device (authorization withdrawn). Returns whether it held any.
     @discardableResult
     public func purge(deviceId: String) -> Bool {
         guard let slot = slots.removeValue(forKey: deviceId) else { return false }
         let held = devices[slot].holdsState
-        devices[slot] = DeviceState(id: "")
+        devices[slot] = DeviceState(id: "", generation: devices[slot].generation &+ 1)
         freeSlots.append(slot)
         return held
     }
@@ -188,7 +229,7 @@ public final class RegionEngine {
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
-            devices[slot] = DeviceState(id: deviceId)
+            devices[slot] = DeviceState(id: deviceId, generation: devices[slot].generation)
         } else {
             slot = devices.count
             devices.append(DeviceState(id: deviceId))
@@ -275,13 +316,16 @@ struct Nearest {
 /// Everything the engine holds for one device.
 struct DeviceState {
     var id: String
+    /// Bumped when the slot is freed, so timer entries of a purged device are ignored.
+    var generation: UInt32 = 0
+    /// The deadline this device is on the timer for, if any.
+    var scheduled: Int64?
     /// One per condition once the device matched any; empty before.
     var records: [CompactRecord] = []
     /// The latest sighting of each beacon heard recently.
     var heard: [Heard] = []
     var nearest: Nearest?
 
-    var isActive: Bool { !heard.isEmpty || nearest != nil || records.contains { $0.state == .satisfied } }
     var holdsState: Bool { !heard.isEmpty || nearest != nil || records.contains { $0.exists } }
 
     mutating func setRecord(_ c: Int, _ record: CompactRecord, conditionCount: Int) {
@@ -294,6 +338,48 @@ struct DeviceState {
             heard[i] = Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at)
         } else {
             heard.append(Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at))
+        }
+    }
+}
+
+/// A binary min-heap of (deadline, device slot): the region timer's queue.
+struct DeadlineHeap {
+    struct Entry {
+        var due: Int64
+        var slot: Int
+        var generation: UInt32
+    }
+
+    private var entries: [Entry] = []
+
+    var count: Int { entries.count }
+
+    func peek() -> Entry? { entries.first }
+
+    mutating func push(_ entry: Entry) {
+        entries.append(entry)
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].due < entries[parent].due else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() {
+        guard !entries.isEmpty else { return }
+        entries.swapAt(0, entries.count - 1)
+        entries.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < entries.count, entries[left].due < entries[smallest].due { smallest = left }
+            if right < entries.count, entries[right].due < entries[smallest].due { smallest = right }
+            if smallest == parent { return }
+            entries.swapAt(parent, smallest)
+            parent = smallest
         }
     }
 }
