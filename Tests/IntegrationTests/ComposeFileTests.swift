@@ -64,7 +64,8 @@ struct ComposeFileTests {
         let tools = compose.services.filter { $0.executable == "cafectl" }
         #expect(!tools.isEmpty)
         let services = ["BUS": "bus", "INGEST": "beacon-ingest", "REGION": "region-monitor", "ORDERS": "order-service", "KITCHEN": "kitchen-display", "NOTIFY": "notification-service"]
-        let unused = "tcp://127.0.0.1:\(try LoopbackPorts.free(1)[0])"
+        // An ipc path nobody binds: unlike a freed TCP port, no concurrently running test can take it.
+        let unused = "ipc://\(FileManager.default.temporaryDirectory.path)/cafe-unused-\(UUID().uuidString.prefix(8))"
         for tool in tools {
             for key in tool.environment.keys.sorted() {
                 let flag = key.dropFirst("CAFE_".count).dropLast("_ENDPOINT".count)
@@ -108,7 +109,8 @@ struct ComposeFileTests {
     @Test("every healthcheck is a cafectl health command that asks that service on the port it binds")
     func healthchecks() throws {
         let bin = try Platform.binaryDirectory()
-        let unused = "tcp://127.0.0.1:\(try LoopbackPorts.free(1)[0])"
+        // An ipc path nobody binds: unlike a freed TCP port, no concurrently running test can take it.
+        let unused = "ipc://\(FileManager.default.temporaryDirectory.path)/cafe-unused-\(UUID().uuidString.prefix(8))"
         for service in platform {
             let test = try #require(service.healthcheck, "\(service.name) has no healthcheck")
             try #require(test.count >= 6 && test[0] == "CMD" && test[1] == "cafectl" && test[2] == "health", "\(service.name): \(test)")
