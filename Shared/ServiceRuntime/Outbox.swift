@@ -21,6 +21,7 @@ public final class Outbox {
             ) WITHOUT ROWID;
             CREATE TABLE outbox_published (stream TEXT PRIMARY KEY, seq INTEGER NOT NULL);
             """),
+        Migration(2, "CREATE TABLE outbox_epoch (epoch TEXT NOT NULL);"),
     ]
 
     private let db: Database
@@ -28,6 +29,8 @@ public final class Outbox {
     public let source: String
     private let clock: any WallClock
     private var published: [String: UInt64] = [:]
+    /// Chosen once, when this outbox's database is created; announced in heartbeats.
+    public private(set) var epoch = ""
     /// Every stream this outbox has written. Looking each one's last seq up through the primary
     /// key keeps flushes O(streams · log n), where a GROUP BY would scan the whole table.
     private var streams: Set<String> = []
@@ -37,6 +40,12 @@ public final class Outbox {
         self.source = source
         self.clock = clock
         try db.migrate("outbox", Self.migrations)
+        if let stored = try db.query("SELECT epoch FROM outbox_epoch").first?.string("epoch") {
+            epoch = stored
+        } else {
+            epoch = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            try db.run("INSERT INTO outbox_epoch (epoch) VALUES (?)", epoch)
+        }
         for row in try db.query("SELECT stream, seq FROM outbox_published") {
             published[row.string("stream")] = UInt64(row.int64("seq"))
         }

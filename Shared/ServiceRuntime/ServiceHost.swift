@@ -285,7 +285,7 @@ public final class ServiceHost {
     }
 
     private func heartbeat() throws {
-        let heartbeat = Heartbeat(service: service, streams: try outbox.lastSeqs(), replayEndpoint: advertisedEndpoint)
+        let heartbeat = Heartbeat(service: service, streams: try outbox.lastSeqs(), replayEndpoint: advertisedEndpoint, epoch: outbox.epoch)
         try publishBestEffort(.heartbeat, topic: Topic.heartbeat(source: outbox.source), stream: "heartbeat", .heartbeat(heartbeat))
     }
 
@@ -297,6 +297,9 @@ public final class ServiceHost {
         shutdown.installHandlers(logger: logger)
         logger.info("started", ["endpoint": advertisedEndpoint, "bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "db.path": db.path])
         flush()
+        // Announce the epoch and stream positions at once, not a second later: a consumer learns
+        // early that this publisher started over.
+        try? heartbeat()
         reactor.run()
         flush()
         try? outbox.persistPublished()

@@ -16,6 +16,7 @@ public final class StreamFollower {
                 PRIMARY KEY (source, stream)
             ) WITHOUT ROWID;
             """),
+        Migration(2, "CREATE TABLE consumer_epochs (source TEXT PRIMARY KEY, epoch TEXT NOT NULL) WITHOUT ROWID;"),
     ]
 
     /// What applying an event did.
@@ -32,6 +33,7 @@ public final class StreamFollower {
     public let prefixes: [String]
     private var cursors: [String: UInt64] = [:]
     private var endpoints: [String: String] = [:]
+    private var epochs: [String: String] = [:]
     private var clients: [String: RequestClient] = [:]
     private let apply: (String, Envelope) throws -> Void
     private let deadLetter: (String, Envelope?, Data, Error) -> Void
@@ -54,6 +56,9 @@ public final class StreamFollower {
         try db.migrate("consumer", Self.migrations)
         for row in try db.query("SELECT source, stream, seq FROM consumer_cursors") {
             cursors[key(row.string("source"), row.string("stream"))] = UInt64(row.int64("seq"))
+        }
+        for row in try db.query("SELECT source, epoch FROM consumer_epochs") {
+            epochs[row.string("source")] = row.string("epoch")
         }
     }
 
@@ -129,6 +134,14 @@ public final class StreamFollower {
 
     /// A publisher's heartbeat: remember where it answers replay, catch up any stream we are behind on.
     public func observe(_ heartbeat: Heartbeat, source: String) {
+        // Started over: a new epoch, or a last seq below what we already applied (which only a
+        // publisher that lost its history can announce; this catches it even when we never
+        // heard the old epoch).
+        let newEpoch = !heartbeat.epoch.isEmpty && epochs[source] != nil && epochs[source] != heartbeat.epoch
+        let wentBack = durableStreams.contains { cursor(source: source, stream: $0) > (heartbeat.streams[$0] ?? 0) }
+        if newEpoch || wentBack || (epochs[source] == nil && !heartbeat.epoch.isEmpty) {
+            adopt(epoch: heartbeat.epoch, of: source, reset: newEpoch || wentBack)
+        }
         if endpoints[source] != heartbeat.replayEndpoint {
             endpoints[source] = heartbeat.replayEndpoint
             clients[source]?.close()
@@ -137,6 +150,28 @@ public final class StreamFollower {
         for (stream, last) in heartbeat.streams where durableStreams.contains(stream) && last > cursor(source: source, stream: stream) {
             catchUp(source: source, stream: stream, through: last)
         }
+    }
+
+    /// A publisher that started over from an empty database counts its seq from 1 again, so our
+    /// cursors for it mean nothing now: reset them, and the catch-up that follows replays its new
+    /// history. Otherwise just remember its epoch.
+    private func adopt(epoch: String, of source: String, reset: Bool) {
+        do {
+            try db.transaction {
+                if reset { try db.run("DELETE FROM consumer_cursors WHERE source = ?", source) }
+                if !epoch.isEmpty {
+                    try db.run("INSERT INTO consumer_epochs (source, epoch) VALUES (?, ?) ON CONFLICT(source) DO UPDATE SET epoch = excluded.epoch", source, epoch)
+                }
+            }
+        } catch {
+            logger.error("could not record a publisher's restart", ["source": source, "error": "\(error)"])
+            return
+        }
+        if reset {
+            logger.warning("publisher started over; cursors reset", ["source": source, "epoch": epoch])
+            for k in cursors.keys where k.hasPrefix(source + "\u{1}") { cursors[k] = nil }
+        }
+        if !epoch.isEmpty { epochs[source] = epoch }
     }
 
     /// Replays `stream` from the publisher until our cursor reaches `through` or the publisher

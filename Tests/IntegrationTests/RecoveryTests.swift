@@ -82,6 +82,36 @@ struct RecoveryTests {
         #expect(after.map(\.state) == before.map(\.state))
     }
 
+    @Test("an order-service whose database was wiped starts over, and the kitchen follows it instead of ignoring it")
+    func publisherWiped() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 2_000)
+        let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"), timeoutMilliseconds: 2_000)
+        defer { [orders, kitchen].forEach { $0.close() } }
+        let (_, first) = try placeOrder(orders, key: "wiped-order-1", device: "phone-wiped")
+        let (_, second) = try placeOrder(orders, key: "wiped-order-2", device: "phone-wiped")
+        _ = try eventually("both orders on the kitchen screen") {
+            Set(try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets.map(\.orderId)).isSuperset(of: [first, second]) ? true : nil
+        }
+        // The operator loses order-service's volume: it comes back with an empty database, seq 1 again.
+        platform.kill9("order-service")
+        let data = platform.root.appendingPathComponent("data")
+        for file in try FileManager.default.contentsOfDirectory(atPath: data.path) where file.hasPrefix("order-service.sqlite") {
+            try FileManager.default.removeItem(at: data.appendingPathComponent(file))
+        }
+        try platform.start("order-service")
+        orders.reset()
+        try platform.waitHealthy("order-service")
+        let (_, third) = try placeOrder(orders, key: "wiped-order-3", device: "phone-wiped")
+        _ = try eventually("the new order-service's first order on the kitchen screen") {
+            try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets.contains { $0.orderId == third } ? true : nil
+        }
+        #expect(platform.log("kitchen-display").contains("publisher started over"))
+    }
+
     @Test("region-monitor restarted after kill -9 re-announces nothing unchanged")
     func regionRestart() throws {
         let platform = try Platform()

@@ -221,3 +221,33 @@ struct StreamFollowerTests {
         #expect(server.requests >= 1)
     }
 }
+
+@Test("a publisher that started over (new epoch, seq from 1) is followed again, not dropped as duplicates")
+func publisherStartedOver() throws {
+    let harness = try FollowerHarness()
+    defer { harness.finish() }
+    let follower = try harness.follower(on: harness.db)
+    func heartbeat(_ epoch: String) -> Envelope {
+        Envelope(type: .heartbeat, source: "order-service", stream: "heartbeat", seq: 1, time: Samples.time,
+                 body: .heartbeat(Heartbeat(service: "order-service", streams: [:], replayEndpoint: "inproc://nobody-\(epoch)", epoch: epoch)))
+    }
+    func receive(_ envelope: Envelope) -> StreamFollower.Outcome {
+        follower.receive(topic: orderTopic, envelope: envelope, raw: Wire.encode(envelope))
+    }
+    _ = receive(heartbeat("first"))
+    for seq in UInt64(1)...3 { #expect(receive(orderEvent(seq)) == .applied) }
+    // The publisher's database is wiped: same name, seq 1 again, a new epoch.
+    #expect(receive(orderEvent(1, orderId: "new-1")) == .duplicate, "before its heartbeat it looks like a duplicate")
+    _ = receive(heartbeat("second"))
+    #expect(follower.cursor(source: "order-service", stream: "order") == 0)
+    #expect(receive(orderEvent(1, orderId: "new-1")) == .applied)
+    #expect(try harness.effects() == [1, 2, 3, 1])
+    // The reset is durable: a follower reopened on the same database keeps the new epoch and cursor.
+    let reopened = try harness.follower(on: harness.db)
+    #expect(reopened.cursor(source: "order-service", stream: "order") == 1)
+    reopened.observe(Heartbeat(service: "order-service", streams: ["order": 1], replayEndpoint: "inproc://nobody", epoch: "second"), source: "order-service")
+    #expect(reopened.cursor(source: "order-service", stream: "order") == 1, "the same epoch resets nothing")
+    // Without any epoch, a last seq below our cursor still reveals a publisher that lost its history.
+    reopened.observe(Heartbeat(service: "order-service", streams: [:], replayEndpoint: "inproc://nobody", epoch: ""), source: "order-service")
+    #expect(reopened.cursor(source: "order-service", stream: "order") == 0)
+}

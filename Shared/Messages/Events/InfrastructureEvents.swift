@@ -5,11 +5,26 @@ public struct Heartbeat: Codable, Sendable, Equatable {
     public var streams: [String: UInt64]
     /// The publisher's request endpoint that answers `replay`.
     public var replayEndpoint: String
+    /// Random, fixed for the life of the publisher's outbox. A new epoch means the publisher
+    /// started over from an empty database (seq 1 again): consumers reset their cursors for it.
+    public var epoch: String
 
-    public init(service: String, streams: [String: UInt64], replayEndpoint: String) {
+    public init(service: String, streams: [String: UInt64], replayEndpoint: String, epoch: String = "") {
         self.service = service
         self.streams = streams
         self.replayEndpoint = replayEndpoint
+        self.epoch = epoch
+    }
+
+    enum CodingKeys: String, CodingKey { case service, streams, replayEndpoint, epoch }
+
+    /// `epoch` came after the first v1 heartbeats: absent means unknown (""), not malformed.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        service = try c.decode(String.self, forKey: .service)
+        streams = try c.decode([String: UInt64].self, forKey: .streams)
+        replayEndpoint = try c.decode(String.self, forKey: .replayEndpoint)
+        epoch = try c.decodeIfPresent(String.self, forKey: .epoch) ?? ""
     }
 }
 
