@@ -295,7 +295,12 @@ public final class ServiceHost {
     /// closed with bounded linger, database closed.
     public func run() {
         shutdown.installHandlers(logger: logger)
-        logger.info("started", ["endpoint": advertisedEndpoint, "bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "db.path": db.path])
+        var started = ["endpoint": advertisedEndpoint, "bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "db.path": db.path]
+        // Every value that did not come from its default, and where it came from.
+        for (name, source) in config.sources where source != "default" {
+            started["config.\(name)"] = "\(config.string(name)) (\(source))"
+        }
+        logger.info("started", started)
         flush()
         // Announce the epoch and stream positions at once, not a second later: a consumer learns
         // early that this publisher started over.

@@ -1,4 +1,9 @@
 import Messages
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Smooths raw RSSI per (device, beacon): a running average over recent samples with the
 /// strongest and weakest trimmed, samples expiring after `window` seconds.
@@ -63,9 +68,3 @@ public enum ProximityEstimator {
         exp(x * 2.302585092994046)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

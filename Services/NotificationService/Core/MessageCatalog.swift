@@ -1,3 +1,6 @@
+import Foundation
+import Messages
+
 /// Localized notification text, per language, with `{cafe}` and `{time}` placeholders.
 public enum MessageCatalog {
     public struct Text: Sendable, Equatable {
@@ -41,6 +44,3 @@ public enum MessageCatalog {
         return Text(title: fill(text.title), body: fill(text.body))
     }
 }
-
-import Foundation
-import Messages
