@@ -46,6 +46,15 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let wrongShard: ErrorCode = "ingest.wrongShard"
     public static let unknownMonitor: ErrorCode = "monitor.unknown"
     public static let unknownCondition: ErrorCode = "monitor.unknownCondition"
+    /// The monitor is held by another owner (or is the built-in campus monitor).
+    public static let monitorOwned: ErrorCode = "monitor.owned"
+    /// A change to a monitor by someone who has not opened it.
+    public static let notMonitorOwner: ErrorCode = "monitor.notOwner"
+    public static let conditionLimitExceeded: ErrorCode = "monitor.conditionLimitExceeded"
+    public static let monitorLimitExceeded: ErrorCode = "monitor.limitExceeded"
+    public static let invalidCondition: ErrorCode = "monitor.invalidCondition"
+    /// A confirmation region wider than 500 m.
+    public static let regionTooLarge: ErrorCode = "location.regionTooLarge"
 
     // Orders.
     public static let unknownCafe: ErrorCode = "order.unknownCafe"

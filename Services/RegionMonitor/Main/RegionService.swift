@@ -91,7 +91,7 @@ final class RegionService {
                 throw ServiceError(.unknownCondition, "monitor \(query.monitor) has no condition \"\(query.identifier)\"")
             }
             return MonitorRecord(identifier: query.identifier, condition: condition.condition,
-                                 lastEvent: engine.record(deviceId: query.deviceId, identifier: query.identifier)?.lastEvent)
+                                 lastEvent: engine.record(deviceId: query.deviceId ?? "", identifier: query.identifier)?.lastEvent)
         }
         host.router.on(Op.nearestGet, DeviceQuery.self) { [unowned self] query in
             engine.nearestBeacon(deviceId: query.deviceId) ?? NearestBeacon(deviceId: query.deviceId, beacon: nil, proximity: nil, date: host.clock.now())
