@@ -152,6 +152,24 @@ public final class ServiceHost {
         try publisher.send(Wire.encode(envelope), dontWait: true)
     }
 
+    /// Sends a best-effort event on a socket of the caller's (a direct channel, not the bus), with
+    /// the same envelope and per-stream sequence `publishBestEffort` gives. Returns false, sending
+    /// nothing, when the socket would block (its peer is gone or too slow): the caller counts it.
+    public func sendBestEffort(on socket: Socket, _ type: EventType, topic: String, stream: String, _ body: EventBody) throws -> Bool {
+        let seq = (bestEffortSeq[stream] ?? 0) + 1
+        let envelope = Envelope(type: type, id: bestEffortIDPrefix + stream + "-" + String(seq), source: outbox.source, stream: stream,
+                                seq: seq, time: clock.now(), body: body)
+        do {
+            try socket.send(multipart: [Data(topic.utf8), Wire.encode(envelope)], dontWait: true)
+        } catch {
+            let failure: ZeroMQError = error
+            if failure.isAgain { return false }
+            throw failure
+        }
+        bestEffortSeq[stream] = seq
+        return true
+    }
+
     // MARK: Subscribing
 
     /// Subscribes to topic prefixes on the bus. Events of `durableStreams` are applied exactly

@@ -13,6 +13,8 @@ final class Platform {
     let ports: [String: Int]
     let campus: String
     private(set) var processes: [String: Process] = [:]
+    /// Flags added after the defaults (a later flag wins), per executable.
+    var extraArguments: [String: [String]] = [:]
 
     /// Where the built executables are: beside the test bundle.
     static func binaryDirectory() throws -> URL {
@@ -28,7 +30,7 @@ final class Platform {
         bin = try Self.binaryDirectory()
         root = FileManager.default.temporaryDirectory.appendingPathComponent("cafe-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let names = ["bus-xsub", "bus-xpub", "bus"] + Self.services
+        let names = ["bus-xsub", "bus-xpub", "bus", "region-fixes"] + Self.services
         let free = try LoopbackPorts.free(names.count)
         ports = Dictionary(uniqueKeysWithValues: zip(names, free))
         campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -46,8 +48,9 @@ final class Platform {
         var args = ["--listen", endpoint(service), "--bus-pub", busPub, "--bus-sub", busSub,
                     "--data-dir", root.appendingPathComponent("data").path, "--log-level", "debug"]
         if service == "region-monitor" || service == "order-service" { args += ["--campus", campus] }
-        if service == "region-monitor" { args += ["--beacon-exit-seconds", "5"] }
-        return args
+        if service == "region-monitor" { args += ["--beacon-exit-seconds", "5", "--fix-listen", endpoint("region-fixes")] }
+        if service == "beacon-ingest" { args += ["--fix-endpoints", endpoint("region-fixes")] }
+        return args + (extraArguments[service] ?? [])
     }
 
     /// Starts one executable; its stdout and stderr go to a log file (nothing to drain, nothing to block).

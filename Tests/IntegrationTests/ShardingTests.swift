@@ -25,7 +25,7 @@ struct ShardingTests {
 
         init() throws {
             children = try ChildProcesses()
-            let names = ["bus-xsub", "bus-xpub", "bus"] + (0..<ShardingTests.shards).flatMap { ["beacon-ingest-s\($0)", "region-monitor-s\($0)"] }
+            let names = ["bus-xsub", "bus-xpub", "bus"] + (0..<ShardingTests.shards).flatMap { ["beacon-ingest-s\($0)", "region-monitor-s\($0)", "region-fixes-s\($0)"] }
             ports = Dictionary(uniqueKeysWithValues: zip(names, try LoopbackPorts.free(names.count)))
         }
 
@@ -42,7 +42,8 @@ struct ShardingTests {
                     var arguments = ["--listen", endpoint(instance), "--bus-pub", endpoint("bus-xsub"), "--bus-sub", endpoint("bus-xpub"),
                                      "--data-dir", try children.folder(instance).path, "--instance", instance,
                                      "--shards", "\(ShardingTests.shards)", "--shard", "\(shard)"]
-                    if service == "region-monitor" { arguments += ["--campus", campus] }
+                    if service == "region-monitor" { arguments += ["--campus", campus, "--fix-listen", endpoint("region-fixes-s\(shard)")] }
+                    if service == "beacon-ingest" { arguments += ["--fix-endpoints", endpoint("region-fixes-s\(shard)")] }
                     try children.start(instance, executable: service, arguments: arguments, environment: environmentWithoutCafeVariables())
                 }
             }

@@ -67,7 +67,7 @@ struct CampusWalkTests {
             BeaconCondition(identifier: "coffee", uuid: campusUUID, major: 2, exitTimeout: exitTimeout),
             BeaconCondition(identifier: "campus", uuid: campusUUID.lowercased(), exitTimeout: exitTimeout),
         ]
-        let region = RegionEngine(monitor: "campus", conditions: conditions)
+        let region = try RegionEngine(monitor: "campus", conditions: conditions)
         var known: DeviceStatus?
         var steps: [Step] = []
 

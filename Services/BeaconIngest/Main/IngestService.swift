@@ -3,9 +3,11 @@ import Foundation
 import Messages
 import SQLite
 import ServiceRuntime
+import ZeroMQ
 
 /// The shell around `IngestEngine`: device status in SQLite, batches on the request socket,
-/// status changes through the outbox (durable), sightings and fixes straight to the bus.
+/// status changes through the outbox (durable), sightings straight to the bus, and fixes over a
+/// direct channel to region-monitor: coordinates never cross the bus, where anyone may subscribe.
 final class IngestService {
     static let migrations = [
         Migration(1, """
@@ -27,26 +29,39 @@ final class IngestService {
     /// The one shard this instance serves, or nil for all.
     private let ownedShard: Int?
     private var published = 0
+    /// Region-monitor's fix endpoints: one for every shard, or one per shard in shard order.
+    private let fixEndpoints: [String]
+    private var fixSenders: [Socket] = []
+    private var droppedFixes = 0
     /// Topics per shard, built once: the sighting path must not rebuild them per message.
     private lazy var topics: [(sighting: String, location: String, device: String)] = (0..<shards).map {
         (Topic.sighting(shard: $0), Topic.location(shard: $0), Topic.device(shard: $0))
     }
 
-    init(host: ServiceHost, shards: Int, ownedShard: Int?) {
+    init(host: ServiceHost, shards: Int, ownedShard: Int?, fixEndpoints: [String]) {
         self.host = host
         self.shards = shards
         self.ownedShard = ownedShard
+        self.fixEndpoints = fixEndpoints
     }
 
     func start() throws {
         try host.db.migrate("beacon-ingest", Self.migrations)
+        for endpoint in fixEndpoints {
+            let socket = try Socket(host.context, .push)
+            try socket.setLinger(milliseconds: 0)
+            try socket.setSendHighWaterMark(100_000)
+            try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2_000)
+            try socket.connect(endpoint)
+            fixSenders.append(socket)
+        }
         host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report in try self.ingest(report) }
         host.router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch in try self.ingest(batch) }
         // A sweep over every device's smoothing state: rare enough not to stall the ingress
         // often (entries are trimmed whenever their device reports anyway).
         host.reactor.every(30, name: "smoothing.expire") { [unowned self] in self.engine.expire(now: self.host.clock.now()) }
         host.addHealthDetails { [unowned self] in
-            ["devices.smoothing": "\(engine.trackedDevices)", "published.bestEffort": "\(published)", "shards": "\(shards)",
+            ["devices.smoothing": "\(engine.trackedDevices)", "published.bestEffort": "\(published)", "fixes.dropped": "\(droppedFixes)", "shards": "\(shards)",
              "shard": ownedShard.map(String.init) ?? "all"]
         }
     }
@@ -120,8 +135,13 @@ final class IngestService {
         for sighting in pending.sightings {
             try host.publishBestEffort(.sightingReported, topic: topics[pending.shard].sighting, stream: "sighting", .sighting(sighting))
         }
-        for fix in pending.fixes {
-            try host.publishBestEffort(.locationFix, topic: topics[pending.shard].location, stream: "location", .locationFix(fix))
+        if !pending.fixes.isEmpty {
+            let sender = fixSenders.count == 1 ? fixSenders[0] : fixSenders[pending.shard]
+            for fix in pending.fixes {
+                let sent = try host.sendBestEffort(on: sender, .locationFix, topic: topics[pending.shard].location, stream: "location", .locationFix(fix))
+                // Not sent: region-monitor is gone or far behind. A fix is best-effort, like a sighting.
+                if !sent { droppedFixes += 1 }
+            }
         }
         published += pending.sightings.count + pending.fixes.count
     }

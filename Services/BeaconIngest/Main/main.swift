@@ -6,6 +6,8 @@ import ServiceRuntime
 
 let specs = ServiceHost.commonSpecs(service: "beacon-ingest", listenPort: 7410) + [
     OptionSpec("shards", .integer, default: "1", help: "number of device shards in sighting/location/device topics (the same on every instance)"),
+    OptionSpec("fix-endpoints", .string, default: "tcp://127.0.0.1:7425",
+               help: "region-monitor's fix endpoints, comma-separated: one for every shard, or one per shard in shard order (fixes go straight there, never over the bus)"),
     OptionSpec("shard", .string, default: "", help: "the shard this instance owns, 0…shards-1; devices of other shards are refused with ingest.wrongShard (empty: every shard)"),
 ]
 let config = loadConfiguration(program: "beacon-ingest", summary: "ingress for phones: validates, enforces authorization, smooths RSSI", specs: specs)
@@ -17,7 +19,12 @@ do {
         FileHandle.standardError.write(Data("beacon-ingest: --shard must be empty or 0…\(shards - 1), not \"\(owned)\"\n".utf8))
         exit(2)
     }
-    let service = IngestService(host: host, shards: shards, ownedShard: Int(owned))
+    let fixEndpoints = config.string("fix-endpoints").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    guard fixEndpoints.count == 1 || fixEndpoints.count == shards else {
+        FileHandle.standardError.write(Data("beacon-ingest: --fix-endpoints must name one endpoint, or one per shard (\(shards)), not \(fixEndpoints.count)\n".utf8))
+        exit(2)
+    }
+    let service = IngestService(host: host, shards: shards, ownedShard: Int(owned), fixEndpoints: fixEndpoints)
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }

@@ -64,8 +64,8 @@ enum Benchmarks {
                 }
             }
             if only.contains("c") {
-                let region = RegionEngineBenchmark.run(catalog: catalog, devices: devices, rounds: 10)
-                print("(c) region-monitor evaluation in process, \(Bench.grouped(Double(devices))) devices, \(catalog.cafes.count) beacon conditions")
+                let region = try RegionEngineBenchmark.run(catalog: catalog, devices: devices, rounds: 10)
+                print("(c) region-monitor evaluation in process, \(Bench.grouped(Double(devices))) devices, \(catalog.cafes.count) beacon and \(catalog.cafes.count) area conditions")
                 print("    \(Bench.grouped(region.perSecondPerCore)) sightings/s per core (\(Bench.grouped(Double(region.sightings))) sightings, \(region.events) events); "
                       + verdict(region.perSecondPerCore, atLeast: 1_000_000, unit: "sightings/s per core"))
                 print("    engine memory \(Bench.format(region.bytesPerDevice)) B per device; " + verdict(region.bytesPerDevice, atMost: 1024, unit: "B"))

@@ -139,7 +139,7 @@ final class PlatformBenchmark {
         process.executableURL = bin.appendingPathComponent(name)
         process.arguments = arguments
         let log = root.appendingPathComponent("\(name).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

@@ -1,120 +1,245 @@
 import Messages
 
-/// What the shell must store and publish after an input: each changed record with its event
-/// (written with the record in one transaction) and a changed nearest beacon.
-public struct RegionEffects: Sendable, Equatable {
-    public var events: [RegionEvent] = []
-    public var nearest: [NearestBeacon] = []
-    public var isEmpty: Bool { events.isEmpty && nearest.isEmpty }
-    public init() {}
-}
-
-/// region-monitor's beacon rules for every device at once: CLMonitor records per
-/// (device, condition), events only on a change of state, exit by timer, and the nearest
-/// near/immediate beacon per device (far and unknown never switch the café).
-/// Synchronous and deterministic; every input carries the time.
+/// region-monitor's rules for every device at once (CLMonitor semantics): monitors by name with
+/// one owner each, conditions added under identifiers for every device or one, records per
+/// (device, condition), events only when a record's state or flags change, beacon exits and
+/// dwell times fired by a timer, and the nearest near/immediate beacon per device (far and
+/// unknown never switch the café). Synchronous and deterministic; every input carries the time.
 ///
-/// This is the hot path (every phone ranges about once a second), so a device's state is one
-/// compact value found with one dictionary lookup; identities are interned and public values
-/// (`ConditionRecord`, `RegionEvent`, `NearestBeacon`) are built only when asked for or announced.
+/// Sightings are the hot path (every phone ranges about once a second), so a device's state is
+/// one compact value found with one dictionary lookup; beacon identities are interned and public
+/// values (`ConditionRecord`, `RegionEvent`, `NearestBeacon`) are built only when asked for or
+/// announced. Fixes never leave the engine except as yes/no answers and orderings.
 public final class RegionEngine {
-    public let monitor: String
-    public private(set) var conditions: [BeaconCondition]
-    /// How long a near/immediate sighting counts for the nearest-beacon answer.
-    public let nearestFreshness: Double
+    public let settings: RegionSettings
 
-    private var slots: [String: Int] = [:]
-    private var devices: [DeviceState] = []
+    struct Monitor {
+        var owner: String?
+        var builtIn: Bool
+        /// Its conditions' entries, in the order they were added.
+        var entries: [Int] = []
+    }
+
+    enum Kind {
+        case beacon(Matcher, exitMilliseconds: Int64)
+        case circle(Circle)
+    }
+
+    struct Entry {
+        var spec: ConditionSpec
+        /// Increases with every add: events of one device come out in this order.
+        var order: Int
+        var kind: Kind
+    }
+
+    var monitors: [String: Monitor] = [:]
+    var entries: [Entry?] = []
+    private var freeEntries: [Int] = []
+    private var nextOrder = 0
+    /// Beacon conditions for every device, as the sighting path walks them.
+    private var beaconMatchers: [(entry: Int, matcher: Matcher)] = []
+    /// Circles for every device.
+    var circleEntries: [Int] = []
+    /// Conditions for one device, by device id.
+    var scoped: [String: [Int]] = [:]
+    /// Conditions for every device that assume a state: a new device starts with their records.
+    private var assumedEntries: [Int] = []
+
+    var slots: [String: Int] = [:]
+    var devices: [DeviceState] = []
     private var freeSlots: [Int] = []
     private var uuids: [String] = []
     private var uuidIndex: [String: Int16] = [:]
     private var lastUUID: (text: String, index: Int16)?
-    private var matchers: [Matcher] = []
     /// Heard beacons are kept this long: the longest exit timeout, or the freshness if longer.
-    private let heardMilliseconds: Int64
+    private var heardMilliseconds: Int64
     private let freshnessMilliseconds: Int64
-    /// Each condition's exit timeout in whole milliseconds, rounded up so a device is never
-    /// checked before its exit can be due.
-    private let exitMilliseconds: [Int64]
-    /// When each device next needs the timer (an exit, a stale nearest beacon, an expiry), so a
-    /// tick touches only the devices that are due instead of walking all of them.
+    /// When each device next needs the timer (an exit, a dwell, a stale nearest beacon, an
+    /// expiry), so a tick touches only the devices that are due instead of walking all of them.
     private var due = DeadlineHeap()
 
-    public init(monitor: String, conditions: [BeaconCondition], nearestFreshness: Double = 10) {
-        self.monitor = monitor
-        self.conditions = conditions
-        self.nearestFreshness = nearestFreshness
-        heardMilliseconds = Int64((max(conditions.map(\.exitTimeout).max() ?? nearestFreshness, nearestFreshness) * 1000).rounded())
-        freshnessMilliseconds = Int64((nearestFreshness * 1000).rounded())
-        exitMilliseconds = conditions.map { Int64(($0.exitTimeout * 1000).rounded(.up)) }
-        matchers = conditions.map { Matcher(uuid: intern($0.uuid), major: $0.major, minor: $0.minor) }
+    public init(settings: RegionSettings = RegionSettings()) {
+        self.settings = settings
+        freshnessMilliseconds = Self.milliseconds(settings.nearestFreshness)
+        heardMilliseconds = freshnessMilliseconds
+    }
+
+    /// An engine with one built-in monitor holding these beacon conditions.
+    public convenience init(monitor: String, conditions: [BeaconCondition], nearestFreshness: Double = 10) throws(ServiceError) {
+        var settings = RegionSettings()
+        settings.nearestFreshness = nearestFreshness
+        self.init(settings: settings)
+        declareBuiltIn(monitor)
+        for condition in conditions {
+            try add(ConditionSpec(monitor: monitor, identifier: condition.identifier, condition: condition.condition), owner: nil, now: Timestamp(milliseconds: 0))
+        }
     }
 
     /// Devices with any state held.
     public var trackedDevices: Int { slots.count }
 
-    /// Restores a record from storage. A satisfied record's exit timeout restarts at `now`:
-    /// nothing unchanged is re-announced, and a device gone while we were down exits one timeout later.
-    public func restore(deviceId: String, identifier: String, record: ConditionRecord, now: Timestamp) {
-        guard let c = conditions.firstIndex(where: { $0.identifier == identifier }) else { return }
-        let slot = slotFor(deviceId)
-        var compact = CompactRecord()
-        compact.exists = true
-        compact.state = record.state
-        compact.refinement = record.refinement.map(compactBeacon)
-        compact.lastSeen = record.state == .satisfied ? now.milliseconds : (record.lastSeen?.milliseconds ?? CompactRecord.none)
-        compact.lastEventDate = record.lastEvent?.date.milliseconds ?? CompactRecord.none
-        compact.lastEventFlags = record.lastEvent?.flags ?? []
-        devices[slot].setRecord(c, compact, conditionCount: conditions.count)
-        schedule(slot)
+    static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+
+    // MARK: Conditions
+
+    /// Adds a condition under its identifier, replacing one already there (its records go with
+    /// it, unannounced). `owner` nil is the service itself (the catalog, a restore): no ownership
+    /// or limit checks. Devices already tracked start with the assumed state, if any; devices
+    /// that cannot range get the condition flagged `conditionUnsupported`.
+    @discardableResult
+    public func add(_ spec: ConditionSpec, owner: String?, now: Timestamp) throws(ServiceError) -> (replacedRecords: Int, effects: RegionEffects) {
+        try ConditionRules.validateMonitorName(spec.monitor)
+        try ConditionRules.validateIdentifier(spec.identifier)
+        if let device = spec.deviceId { try ConditionRules.validateDeviceID(device) }
+        var spec = spec
+        spec.condition = try ConditionRules.validate(spec.condition)
+        guard let monitor = monitors[spec.monitor] else { throw Self.unknownMonitor(spec.monitor) }
+        if let owner { try checkOwner(owner, of: spec.monitor, monitor) }
+        let existing = entry(monitor: spec.monitor, identifier: spec.identifier)
+        if existing == nil, owner != nil, monitor.entries.count >= settings.conditionLimit {
+            throw ServiceError(.conditionLimitExceeded, "monitor \(spec.monitor) already holds \(monitor.entries.count) conditions, the limit")
+        }
+        var replaced = 0
+        if let existing { replaced = removeEntry(existing) }
+
+        let kind: Kind = switch spec.condition {
+        case let .beacon(uuid, major, minor, exitTimeout):
+            .beacon(Matcher(uuid: intern(uuid), major: major, minor: minor), exitMilliseconds: Self.milliseconds(exitTimeout ?? settings.exitTimeout))
+        case let .circle(latitude, longitude, radius, hysteresis, dwell):
+            .circle(Circle(latitude: latitude, longitude: longitude, radius: radius, hysteresis: hysteresis ?? settings.hysteresis,
+                           dwellMilliseconds: Self.milliseconds(dwell ?? settings.dwell)))
+        }
+        let e: Int
+        if let free = freeEntries.popLast() {
+            e = free
+        } else {
+            e = entries.count
+            entries.append(nil)
+        }
+        entries[e] = Entry(spec: spec, order: nextOrder, kind: kind)
+        nextOrder += 1
+        monitors[spec.monitor]?.entries.append(e)
+        if let device = spec.deviceId {
+            scoped[device, default: []].append(e)
+        } else {
+            switch kind {
+            case .beacon(let matcher, _): beaconMatchers.append((e, matcher))
+            case .circle: circleEntries.append(e)
+            }
+            if spec.assuming != nil { assumedEntries.append(e) }
+        }
+        updateHeardRetention()
+
+        // Devices already known: the assumption, and beacon conditions they cannot evaluate.
+        var effects = RegionEffects()
+        let at = now.milliseconds
+        let affected: [Int] = if let device = spec.deviceId { slots[device].map { [$0] } ?? [] } else { Array(slots.values) }
+        for slot in affected.sorted(by: { devices[$0].id < devices[$1].id }) {
+            if spec.assuming != nil { _ = ensureRecord(slot, e, at: at) }
+            if devices[slot].rangingUnavailable, case .beacon = kind {
+                let i = ensureRecord(slot, e, at: at)
+                set(slot, i, state: .unknown, flags: .conditionUnsupported, refinement: nil, at: at, into: &effects.events)
+            }
+            schedule(slot)
+        }
+        return (replaced, effects)
     }
 
-    /// Restores the last announced nearest beacon of a device, as if its beacon were heard at `now`
-    /// (but never nearer than any real sighting): a device that stays silent after a restart has
-    /// it cleared one exit timeout later, like a satisfied record.
-    public func restoreNearest(_ value: NearestBeacon, now: Timestamp) {
-        guard let beacon = value.beacon else { return }
-        let slot = slotFor(value.deviceId)
-        let compact = compactBeacon(beacon)
-        devices[slot].nearest = Nearest(beacon: compact, proximity: value.proximity ?? .near, date: value.date.milliseconds)
-        devices[slot].hear(compact, proximity: value.proximity ?? .near, accuracy: .infinity, at: now.milliseconds)
-        schedule(slot)
+    /// Removes a condition with every record of it.
+    public func remove(monitor name: String, identifier: String, owner: String?) throws(ServiceError) -> Int {
+        guard let monitor = monitors[name] else { throw Self.unknownMonitor(name) }
+        if let owner { try checkOwner(owner, of: name, monitor) }
+        guard let e = entry(monitor: name, identifier: identifier) else { throw Self.unknownCondition(name, identifier) }
+        return removeEntry(e)
     }
 
+    private func removeEntry(_ e: Int) -> Int {
+        guard let entry = entries[e] else { return 0 }
+        let target = Int32(e)
+        var removed = 0
+        func drop(_ slot: Int) {
+            let before = devices[slot].records.count
+            devices[slot].records.removeAll { $0.entry == target }
+            removed += before - devices[slot].records.count
+        }
+        if let device = entry.spec.deviceId {
+            if let slot = slots[device] { drop(slot) }
+            scoped[device]?.removeAll { $0 == e }
+            if scoped[device]?.isEmpty == true { scoped[device] = nil }
+        } else {
+            for slot in slots.values { drop(slot) }
+        }
+        beaconMatchers.removeAll { $0.entry == e }
+        circleEntries.removeAll { $0 == e }
+        assumedEntries.removeAll { $0 == e }
+        monitors[entry.spec.monitor]?.entries.removeAll { $0 == e }
+        entries[e] = nil
+        freeEntries.append(e)
+        updateHeardRetention()
+        return removed
+    }
+
+    private func updateHeardRetention() {
+        var longest = freshnessMilliseconds
+        for case let entry? in entries {
+            if case .beacon(_, let exit) = entry.kind { longest = max(longest, exit) }
+        }
+        heardMilliseconds = longest
+    }
+
+    func entry(monitor: String, identifier: String) -> Int? {
+        monitors[monitor]?.entries.first { entries[$0]?.spec.identifier == identifier }
+    }
+
+    /// The condition under an identifier.
+    public func spec(monitor: String, identifier: String) -> ConditionSpec? {
+        entry(monitor: monitor, identifier: identifier).flatMap { entries[$0]?.spec }
+    }
+
+    /// A monitor's condition identifiers, sorted; nil for an unknown monitor.
+    public func identifiers(monitor: String) -> [String]? {
+        monitors[monitor].map { $0.entries.compactMap { entries[$0]?.spec.identifier }.sorted() }
+    }
+
+    /// A device's record of a condition: the one held, or the assumed state while none is;
+    /// nil when the condition does not exist or does not apply to the device.
+    public func record(monitor: String, identifier: String, deviceId: String) -> ConditionRecord? {
+        guard let e = entry(monitor: monitor, identifier: identifier), let entry = entries[e] else { return nil }
+        if let device = entry.spec.deviceId, device != deviceId { return nil }
+        if let slot = slots[deviceId], let i = devices[slot].recordIndex(e) {
+            return publicRecord(devices[slot].records[i], deviceId: deviceId)
+        }
+        return entry.spec.assuming.map { ConditionRecord(state: $0, refinement: nil, lastSeen: nil, lastEvent: nil) }
+    }
+
+    /// The record of the first monitor holding this identifier (for engines with one monitor).
     public func record(deviceId: String, identifier: String) -> ConditionRecord? {
-        guard let slot = slots[deviceId], let c = conditions.firstIndex(where: { $0.identifier == identifier }),
-              c < devices[slot].records.count, devices[slot].records[c].exists
-        else { return nil }
-        return publicRecord(devices[slot].records[c], condition: c, deviceId: deviceId)
+        for name in monitors.keys.sorted() {
+            if let record = record(monitor: name, identifier: identifier, deviceId: deviceId) { return record }
+        }
+        return nil
     }
 
-    public func nearestBeacon(deviceId: String) -> NearestBeacon? {
-        guard let slot = slots[deviceId], let nearest = devices[slot].nearest else { return nil }
-        return NearestBeacon(deviceId: deviceId, beacon: identity(nearest.beacon), proximity: nearest.proximity, date: Timestamp(milliseconds: nearest.date))
-    }
+    // MARK: Sightings
 
-    /// A sighting: satisfies every matching condition not yet satisfied; may change the nearest beacon.
+    /// A sighting: satisfies every matching condition not yet satisfied, refined to the nearest
+    /// matching beacon; may change the nearest beacon.
     public func sighting(_ s: Sighting) -> RegionEffects {
         var effects = RegionEffects()
         let beacon = compactBeacon(s.beacon)
         let at = s.observedAt.milliseconds
-        let slot = slotFor(s.deviceId)
-        for (c, matcher) in matchers.enumerated() where matcher.matches(beacon) {
-            if devices[slot].records.isEmpty { devices[slot].records = Array(repeating: CompactRecord(), count: conditions.count) }
-            var record = devices[slot].records[c]
-            record.exists = true
-            record.lastSeen = record.lastSeen == CompactRecord.none ? at : max(record.lastSeen, at)
-            if record.state != .satisfied {
-                record.state = .satisfied
-                record.refinement = beacon
-                record.lastEventDate = at
-                record.lastEventFlags = []
-                effects.events.append(RegionEvent(monitor: monitor, identifier: conditions[c].identifier, deviceId: s.deviceId, state: .satisfied,
-                                                  refinement: s.beacon, flags: [], date: s.observedAt))
-            }
-            devices[slot].records[c] = record
-        }
+        let slot = slotFor(s.deviceId, at: at)
         devices[slot].hear(beacon, proximity: s.proximity, accuracy: s.accuracy, at: at)
+        for (e, matcher) in beaconMatchers where matcher.matches(beacon) {
+            satisfy(slot, e, matcher, at: at, into: &effects.events)
+        }
+        if !scoped.isEmpty, let mine = scoped[s.deviceId] {
+            for e in mine {
+                if case .beacon(let matcher, _)? = entries[e]?.kind, matcher.matches(beacon) {
+                    satisfy(slot, e, matcher, at: at, into: &effects.events)
+                }
+            }
+        }
         if let changed = updateNearest(slot: slot, now: at) { effects.nearest.append(changed) }
         // New sightings only move a device's deadlines later: one scheduled check suffices, and
         // when it comes due early the device is simply checked and scheduled again.
@@ -122,9 +247,64 @@ public final class RegionEngine {
         return effects
     }
 
-    /// Fires exit timeouts: a satisfied record with no matching sighting for `exitTimeout` becomes
-    /// unsatisfied and its refinement is cleared. Called by a timer, not by the next message.
-    /// Output order is stable: by device id, then conditions in the order they were added.
+    private func satisfy(_ slot: Int, _ e: Int, _ matcher: Matcher, at: Int64, into events: inout [RegionEvent]) {
+        let i = ensureRecord(slot, e, at: at)
+        let lastSeen = devices[slot].records[i].lastSeen
+        devices[slot].records[i].lastSeen = lastSeen == CompactRecord.none ? at : max(lastSeen, at)
+        let record = devices[slot].records[i]
+        if record.state != .satisfied || record.flags != .none {
+            set(slot, i, state: .satisfied, flags: .none, refinement: nearestMatching(slot, matcher), at: at, into: &events)
+        }
+    }
+
+    /// The nearest heard beacon a condition matches: by proximity, then estimated distance.
+    private func nearestMatching(_ slot: Int, _ matcher: Matcher) -> CompactBeacon? {
+        var best: Heard?
+        for heard in devices[slot].heard where matcher.matches(heard.beacon) {
+            guard let current = best else {
+                best = heard
+                continue
+            }
+            let a = heard.accuracy < 0 ? Double.infinity : heard.accuracy, b = current.accuracy < 0 ? Double.infinity : current.accuracy
+            if heard.proximity < current.proximity || (heard.proximity == current.proximity && a < b) { best = heard }
+        }
+        return best?.beacon
+    }
+
+    // MARK: Device status
+
+    /// A device's ranging capability: beacon conditions it cannot evaluate are flagged
+    /// `conditionUnsupported` (state unknown) until it can range again.
+    public func status(deviceId: String, rangingAvailable: Bool, at time: Timestamp) -> RegionEffects {
+        var effects = RegionEffects()
+        guard let slot = rangingAvailable ? slots[deviceId] : slotFor(deviceId, at: time.milliseconds),
+              devices[slot].rangingUnavailable == rangingAvailable
+        else { return effects }
+        let at = time.milliseconds
+        devices[slot].rangingUnavailable = !rangingAvailable
+        var beaconEntries = beaconMatchers.map(\.entry)
+        for e in scoped[deviceId] ?? [] {
+            if case .beacon? = entries[e]?.kind { beaconEntries.append(e) }
+        }
+        for e in beaconEntries.sorted(by: { entries[$0]!.order < entries[$1]!.order }) {
+            if rangingAvailable {
+                guard let i = devices[slot].recordIndex(e), devices[slot].records[i].flags == .conditionUnsupported else { continue }
+                set(slot, i, state: .unknown, flags: .none, refinement: nil, at: at, into: &effects.events)
+            } else {
+                let i = ensureRecord(slot, e, at: at)
+                set(slot, i, state: .unknown, flags: .conditionUnsupported, refinement: nil, at: at, into: &effects.events)
+            }
+        }
+        schedule(slot)
+        return effects
+    }
+
+    // MARK: Timer
+
+    /// Fires what is due: a satisfied beacon record with no matching sighting for its exit timeout
+    /// becomes unsatisfied (refinement cleared); a circle whose dwell time has passed inside
+    /// becomes satisfied; stale beacons leave the nearest answer. Called by a timer, not by the
+    /// next message. Output order is stable: by device id, then conditions in the order added.
     public func tick(now: Timestamp) -> RegionEffects {
         let at = now.milliseconds
         var changed: [(deviceId: String, events: [RegionEvent], nearest: NearestBeacon?)] = []
@@ -134,20 +314,26 @@ public final class RegionEngine {
             // A purged (and maybe reused) slot, or an entry superseded by a later schedule.
             guard slot < devices.count, devices[slot].scheduled == next.due, devices[slot].generation == next.generation else { continue }
             devices[slot].scheduled = nil
-            var events: [RegionEvent] = []
-            for c in devices[slot].records.indices where devices[slot].records[c].state == .satisfied {
-                var record = devices[slot].records[c]
-                guard record.lastSeen != CompactRecord.none,
-                      Double(at - record.lastSeen) / 1000 >= conditions[c].exitTimeout
-                else { continue }
-                record.state = .unsatisfied
-                record.refinement = nil
-                record.lastEventDate = at
-                record.lastEventFlags = []
-                devices[slot].records[c] = record
-                events.append(RegionEvent(monitor: monitor, identifier: conditions[c].identifier, deviceId: devices[slot].id, state: .unsatisfied,
-                                          refinement: nil, flags: [], date: now))
+            // Records sit in the order the device first met them; events go in the order added.
+            var keyed: [(order: Int, event: RegionEvent)] = []
+            for i in devices[slot].records.indices {
+                let record = devices[slot].records[i]
+                guard let entry = entries[Int(record.entry)] else { continue }
+                var produced: [RegionEvent] = []
+                switch entry.kind {
+                case .beacon(_, let exit):
+                    if record.state == .satisfied, record.lastSeen != CompactRecord.none, at - record.lastSeen >= exit {
+                        set(slot, i, state: .unsatisfied, flags: .none, refinement: nil, at: at, into: &produced)
+                    }
+                case .circle(let circle):
+                    if record.pendingSince != CompactRecord.none, at - record.pendingSince >= circle.dwellMilliseconds {
+                        devices[slot].records[i].pendingSince = CompactRecord.none
+                        set(slot, i, state: .satisfied, flags: .none, refinement: nil, at: at, into: &produced)
+                    }
+                }
+                keyed += produced.map { (entry.order, $0) }
             }
+            let events = keyed.sorted { $0.order < $1.order }.map(\.event)
             var nearest: NearestBeacon?
             if !devices[slot].heard.isEmpty || devices[slot].nearest != nil {
                 devices[slot].heard.removeAll { at - $0.at >= heardMilliseconds }
@@ -164,13 +350,19 @@ public final class RegionEngine {
         return effects
     }
 
-    /// Puts a device on the timer at its earliest deadline: a satisfied record's exit, a heard
-    /// beacon going stale for the nearest answer, or a heard beacon expiring. None: off the timer.
-    /// From inside a tick the deadline is strictly after that tick, so a tick always ends.
-    private func schedule(_ slot: Int, after now: Int64? = nil) {
+    /// Puts a device on the timer at its earliest deadline: a satisfied beacon record's exit, a
+    /// circle's dwell, a heard beacon going stale for the nearest answer or expiring. None: off
+    /// the timer. From inside a tick the deadline is strictly after that tick, so a tick ends.
+    func schedule(_ slot: Int, after now: Int64? = nil) {
         var earliest = Int64.max
-        for (c, record) in devices[slot].records.enumerated() where record.state == .satisfied && record.lastSeen != CompactRecord.none {
-            earliest = min(earliest, record.lastSeen + exitMilliseconds[c])
+        for record in devices[slot].records {
+            guard let entry = entries[Int(record.entry)] else { continue }
+            switch entry.kind {
+            case .beacon(_, let exit):
+                if record.state == .satisfied, record.lastSeen != CompactRecord.none { earliest = min(earliest, record.lastSeen + exit) }
+            case .circle(let circle):
+                if record.pendingSince != CompactRecord.none { earliest = min(earliest, record.pendingSince + circle.dwellMilliseconds) }
+            }
         }
         for heard in devices[slot].heard {
             if heard.proximity.decidesPlace { earliest = min(earliest, heard.at + freshnessMilliseconds + 1) }
@@ -181,29 +373,118 @@ public final class RegionEngine {
             return
         }
         if let now { earliest = max(earliest, now + 1) }
+        if let scheduled = devices[slot].scheduled, scheduled <= earliest, now == nil {
+            // Already due no later than this: that check reschedules.
+            return
+        }
         devices[slot].scheduled = earliest
         due.push(DeadlineHeap.Entry(due: earliest, slot: slot, generation: devices[slot].generation))
     }
 
-    /// Drops every piece of state for a device (authorization withdrawn). Returns whether it held any.
-    @discardableResult
-    public func purge(deviceId: String) -> Bool {
-        guard let slot = slots.removeValue(forKey: deviceId) else { return false }
-        let held = devices[slot].holdsState
+    // MARK: Purge and restore
+
+    /// Drops every piece of state for a device (authorization withdrawn). Each record that was
+    /// announced gets a last event: state unknown, flagged `authorizationDenied`.
+    public func purge(deviceId: String, at time: Timestamp) -> RegionEffects {
+        var effects = RegionEffects()
+        guard let slot = slots.removeValue(forKey: deviceId) else { return effects }
+        let announced = devices[slot].records
+            .filter { $0.eventDate != CompactRecord.none && entries[Int($0.entry)] != nil }
+            .sorted { entries[Int($0.entry)]!.order < entries[Int($1.entry)]!.order }
+        for record in announced {
+            let spec = entries[Int(record.entry)]!.spec
+            effects.events.append(RegionEvent(monitor: spec.monitor, identifier: spec.identifier, deviceId: deviceId, state: .unknown,
+                                              refinement: nil, flags: [.authorizationDenied], date: time))
+        }
         devices[slot] = DeviceState(id: "", generation: devices[slot].generation &+ 1)
         freeSlots.append(slot)
-        return held
+        return effects
+    }
+
+    /// Restores a record from storage (its last event). A satisfied beacon record's exit timeout
+    /// restarts at `now`: nothing unchanged is re-announced, and a device gone while the service
+    /// was down exits one timeout later.
+    public func restore(deviceId: String, monitor: String, identifier: String, lastEvent: RegionEvent, now: Timestamp) {
+        guard let e = entry(monitor: monitor, identifier: identifier), let entry = entries[e] else { return }
+        if let device = entry.spec.deviceId, device != deviceId { return }
+        let slot = slotFor(deviceId, at: now.milliseconds)
+        let i = ensureRecord(slot, e, at: now.milliseconds)
+        var record = devices[slot].records[i]
+        record.state = lastEvent.state
+        record.flags = FlagSet(lastEvent.flags)
+        record.refinement = lastEvent.refinement.map(compactBeacon)
+        record.eventDate = lastEvent.date.milliseconds
+        if case .beacon = entry.kind, record.state == .satisfied { record.lastSeen = now.milliseconds }
+        devices[slot].records[i] = record
+        schedule(slot)
+    }
+
+    /// Restores the last announced nearest beacon of a device, as if its beacon were heard at `now`
+    /// (but never nearer than any real sighting): a device that stays silent after a restart has
+    /// it cleared one exit timeout later, like a satisfied record.
+    public func restoreNearest(_ value: NearestBeacon, now: Timestamp) {
+        guard let beacon = value.beacon else { return }
+        let slot = slotFor(value.deviceId, at: now.milliseconds)
+        let compact = compactBeacon(beacon)
+        devices[slot].nearest = Nearest(beacon: compact, proximity: value.proximity ?? .near, date: value.date.milliseconds)
+        devices[slot].hear(compact, proximity: value.proximity ?? .near, accuracy: .infinity, at: now.milliseconds)
+        schedule(slot)
+    }
+
+    /// Restores a device that said it cannot range (its flagged records are restored as records).
+    public func restoreStatus(deviceId: String, rangingAvailable: Bool, now: Timestamp) {
+        guard !rangingAvailable else { return }
+        devices[slotFor(deviceId, at: now.milliseconds)].rangingUnavailable = true
+    }
+
+    // MARK: Records
+
+    /// The record for a condition, made on first use with the condition's assumed state.
+    func ensureRecord(_ slot: Int, _ e: Int, at: Int64) -> Int {
+        if let i = devices[slot].recordIndex(e) { return i }
+        var record = CompactRecord(entry: e, state: entries[e]?.spec.assuming ?? .unknown)
+        if record.state == .satisfied, case .beacon? = entries[e]?.kind { record.lastSeen = at }
+        devices[slot].records.append(record)
+        return devices[slot].records.count - 1
+    }
+
+    /// Moves a record to a state and flags, announcing it when either changed.
+    func set(_ slot: Int, _ i: Int, state: ConditionState, flags: FlagSet, refinement: CompactBeacon?, at: Int64, into events: inout [RegionEvent]) {
+        var record = devices[slot].records[i]
+        guard record.state != state || record.flags != flags else { return }
+        record.state = state
+        record.flags = flags
+        record.refinement = state == .satisfied ? refinement : nil
+        record.eventDate = at
+        devices[slot].records[i] = record
+        events.append(event(of: record, deviceId: devices[slot].id))
+    }
+
+    private func event(of record: CompactRecord, deviceId: String) -> RegionEvent {
+        let spec = entries[Int(record.entry)]!.spec
+        return RegionEvent(monitor: spec.monitor, identifier: spec.identifier, deviceId: deviceId, state: record.state,
+                           refinement: record.refinement.map(identity), flags: record.flags.flags, date: Timestamp(milliseconds: record.eventDate))
+    }
+
+    private func publicRecord(_ record: CompactRecord, deviceId: String) -> ConditionRecord {
+        ConditionRecord(state: record.state, refinement: record.refinement.map(identity),
+                        lastSeen: record.lastSeen == CompactRecord.none ? nil : Timestamp(milliseconds: record.lastSeen),
+                        lastEvent: record.eventDate == CompactRecord.none ? nil : event(of: record, deviceId: deviceId))
     }
 
     // MARK: Nearest beacon
+
+    public func nearestBeacon(deviceId: String) -> NearestBeacon? {
+        guard let slot = slots[deviceId], let nearest = devices[slot].nearest else { return nil }
+        return NearestBeacon(deviceId: deviceId, beacon: identity(nearest.beacon), proximity: nearest.proximity, date: Timestamp(milliseconds: nearest.date))
+    }
 
     /// The nearest beacon decides only when near or immediate. With none fresh, the current answer
     /// stands while any beacon of its café is still heard (far must not switch the café) and is
     /// cleared once its café has gone silent.
     private func updateNearest(slot: Int, now: Int64) -> NearestBeacon? {
-        let freshness = nearestFreshness
         var best: Heard?
-        for heard in devices[slot].heard where heard.proximity.decidesPlace && Double(now - heard.at) / 1000 <= freshness {
+        for heard in devices[slot].heard where heard.proximity.decidesPlace && now - heard.at <= freshnessMilliseconds {
             if let current = best {
                 if heard.accuracy < current.accuracy
                     || (heard.accuracy == current.accuracy && identity(heard.beacon).description < identity(current.beacon).description) {
@@ -222,9 +503,29 @@ public final class RegionEngine {
         return NearestBeacon(deviceId: devices[slot].id, beacon: best.map { identity($0.beacon) }, proximity: best?.proximity, date: Timestamp(milliseconds: now))
     }
 
+    // MARK: Monitors
+
+    private func checkOwner(_ owner: String, of name: String, _ monitor: Monitor) throws(ServiceError) {
+        if monitor.builtIn {
+            throw ServiceError(.monitorOwned, "monitor \(name) is built from the campus catalog; change the catalog instead")
+        }
+        guard monitor.owner == owner else {
+            throw ServiceError(.notMonitorOwner, monitor.owner.map { "monitor \(name) is held by \"\($0)\", not \"\(owner)\"" }
+                ?? "open monitor \(name) as \"\(owner)\" before changing it")
+        }
+    }
+
+    static func unknownMonitor(_ name: String) -> ServiceError {
+        ServiceError(.unknownMonitor, "no monitor named \"\(name.prefix(64))\"")
+    }
+
+    static func unknownCondition(_ monitor: String, _ identifier: String) -> ServiceError {
+        ServiceError(.unknownCondition, "monitor \(monitor) has no condition \"\(identifier.prefix(64))\"")
+    }
+
     // MARK: Compact state
 
-    private func slotFor(_ deviceId: String) -> Int {
+    func slotFor(_ deviceId: String, at: Int64) -> Int {
         if let slot = slots[deviceId] { return slot }
         let slot: Int
         if let free = freeSlots.popLast() {
@@ -235,6 +536,11 @@ public final class RegionEngine {
             devices.append(DeviceState(id: deviceId))
         }
         slots[deviceId] = slot
+        // A new device starts with the records of conditions that assume a state.
+        for e in assumedEntries { _ = ensureRecord(slot, e, at: at) }
+        if !scoped.isEmpty, let mine = scoped[deviceId] {
+            for e in mine where entries[e]?.spec.assuming != nil { _ = ensureRecord(slot, e, at: at) }
+        }
         return slot
     }
 
@@ -252,134 +558,11 @@ public final class RegionEngine {
         return index
     }
 
-    private func compactBeacon(_ beacon: BeaconIdentity) -> CompactBeacon {
+    func compactBeacon(_ beacon: BeaconIdentity) -> CompactBeacon {
         CompactBeacon(uuid: intern(beacon.uuid), major: UInt16(truncatingIfNeeded: beacon.major), minor: UInt16(truncatingIfNeeded: beacon.minor))
     }
 
-    private func identity(_ beacon: CompactBeacon) -> BeaconIdentity {
+    func identity(_ beacon: CompactBeacon) -> BeaconIdentity {
         BeaconIdentity(uuid: uuids[Int(beacon.uuid)], major: Int(beacon.major), minor: Int(beacon.minor))
-    }
-
-    private func publicRecord(_ record: CompactRecord, condition c: Int, deviceId: String) -> ConditionRecord {
-        let refinement = record.refinement.map(identity)
-        let lastEvent = record.lastEventDate == CompactRecord.none ? nil
-            : RegionEvent(monitor: monitor, identifier: conditions[c].identifier, deviceId: deviceId, state: record.state,
-                          refinement: refinement, flags: record.lastEventFlags, date: Timestamp(milliseconds: record.lastEventDate))
-        return ConditionRecord(state: record.state, refinement: refinement,
-                               lastSeen: record.lastSeen == CompactRecord.none ? nil : Timestamp(milliseconds: record.lastSeen), lastEvent: lastEvent)
-    }
-}
-
-/// A beacon identity with the UUID interned: 6 bytes instead of a 36-character string.
-struct CompactBeacon: Equatable {
-    var uuid: Int16
-    var major: UInt16
-    var minor: UInt16
-}
-
-/// A condition as the hot path tests it.
-struct Matcher {
-    var uuid: Int16
-    var major: Int?
-    var minor: Int?
-
-    func matches(_ beacon: CompactBeacon) -> Bool {
-        beacon.uuid == uuid && (major.map { $0 == Int(beacon.major) } ?? true) && (minor.map { $0 == Int(beacon.minor) } ?? true)
-    }
-}
-
-/// One condition's record for one device. Its last event is derived: the engine announces every
-/// change of state, so the last event always carries the record's state and refinement.
-struct CompactRecord {
-    static let none = Int64.min
-    var exists = false
-    var state: ConditionState = .unknown
-    var refinement: CompactBeacon?
-    var lastSeen: Int64 = none
-    var lastEventDate: Int64 = none
-    var lastEventFlags: [EventFlag] = []
-}
-
-struct Heard {
-    var beacon: CompactBeacon
-    var proximity: Proximity
-    var accuracy: Double
-    var at: Int64
-}
-
-struct Nearest {
-    var beacon: CompactBeacon
-    var proximity: Proximity
-    var date: Int64
-}
-
-/// Everything the engine holds for one device.
-struct DeviceState {
-    var id: String
-    /// Bumped when the slot is freed, so timer entries of a purged device are ignored.
-    var generation: UInt32 = 0
-    /// The deadline this device is on the timer for, if any.
-    var scheduled: Int64?
-    /// One per condition once the device matched any; empty before.
-    var records: [CompactRecord] = []
-    /// The latest sighting of each beacon heard recently.
-    var heard: [Heard] = []
-    var nearest: Nearest?
-
-    var holdsState: Bool { !heard.isEmpty || nearest != nil || records.contains { $0.exists } }
-
-    mutating func setRecord(_ c: Int, _ record: CompactRecord, conditionCount: Int) {
-        if records.isEmpty { records = Array(repeating: CompactRecord(), count: conditionCount) }
-        records[c] = record
-    }
-
-    mutating func hear(_ beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64) {
-        if let i = heard.firstIndex(where: { $0.beacon == beacon }) {
-            heard[i] = Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at)
-        } else {
-            heard.append(Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at))
-        }
-    }
-}
-
-/// A binary min-heap of (deadline, device slot): the region timer's queue.
-struct DeadlineHeap {
-    struct Entry {
-        var due: Int64
-        var slot: Int
-        var generation: UInt32
-    }
-
-    private var entries: [Entry] = []
-
-    var count: Int { entries.count }
-
-    func peek() -> Entry? { entries.first }
-
-    mutating func push(_ entry: Entry) {
-        entries.append(entry)
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child].due < entries[parent].due else { break }
-            entries.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    mutating func pop() {
-        guard !entries.isEmpty else { return }
-        entries.swapAt(0, entries.count - 1)
-        entries.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < entries.count, entries[left].due < entries[smallest].due { smallest = left }
-            if right < entries.count, entries[right].due < entries[smallest].due { smallest = right }
-            if smallest == parent { return }
-            entries.swapAt(parent, smallest)
-            parent = smallest
-        }
     }
 }
