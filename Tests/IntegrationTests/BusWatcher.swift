@@ -8,6 +8,8 @@ final class BusWatcher {
     struct Message {
         let topic: String
         let envelope: Envelope
+        /// The envelope frame as it travelled.
+        let raw: Data
     }
 
     private let socket: Socket
@@ -28,7 +30,7 @@ final class BusWatcher {
             wait = 0
             let topic = String(decoding: frames[0], as: UTF8.self)
             if frames.count == 2, let envelope = try? Wire.decodeEnvelope(frames[1]) {
-                messages.append(Message(topic: topic, envelope: envelope))
+                messages.append(Message(topic: topic, envelope: envelope, raw: frames[1]))
             } else {
                 undecodable.append((topic, frames.last ?? Data()))
             }
