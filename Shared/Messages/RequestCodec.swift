@@ -102,6 +102,7 @@ enum RequestCodec {
 
     private static func ranging(_ sc: inout JSONScanner) -> RangingReport? {
         var uuid: String?, major: Int?, minor: Int?, rssi: Int?, power: Int?, timestamp: Timestamp?
+        var proximity: String?, accuracy: Double?
         let ok = sc.object { sc, key in
             switch key {
             case "uuid": return fill(&uuid, sc.string())
@@ -110,11 +111,17 @@ enum RequestCodec {
             case "rssi": return fill(&rssi, int(&sc))
             case "measuredPower": return fill(&power, int(&sc))
             case "timestamp": return fill(&timestamp, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            // Kept as text: a value this build does not know is refused per item, as the generic decoder does.
+            case "proximity": return fill(&proximity, sc.string())
+            case "accuracy": return fill(&accuracy, sc.number())
             default: return sc.skipValue()
             }
         }
         guard ok, let uuid, let major, let minor, let rssi, let power, let timestamp else { return nil }
-        return RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: timestamp)
+        var report = RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: timestamp,
+                                   proximity: proximity.flatMap(Proximity.init(rawValue:)), accuracy: accuracy)
+        if report.proximity == nil { report.unrecognizedProximity = proximity }
+        return report
     }
 
     private static func fix(_ sc: inout JSONScanner) -> FixReport? {

@@ -62,4 +62,29 @@ struct IngestEngineTests: IngestFixtures {
         engine.expire(now: .at(10.001))
         #expect(engine.trackedDevices == 0)
     }
+
+    @Test("a beacon's unreadable readings take the phone's estimate until the smoothing window holds a readable one")
+    func phoneEstimateWithoutRSSI() throws {
+        let engine = IngestEngine()
+        let known = Self.known(.always)
+        func sighting(rssi: Int, _ proximity: Proximity?, _ accuracy: Double?, at seconds: Double) throws -> Sighting {
+            let report = IngestReport(deviceId: Self.device, sightings: [Self.ranging(rssi: rssi, proximity: proximity, accuracy: accuracy, at: .at(seconds))])
+            return try #require(try engine.process(report, known: known, now: .at(seconds)).sightings.first)
+        }
+        // Nothing readable yet: the phone's values, with the RSSI still 0 (unknown) as CLBeacon has it.
+        let first = try sighting(rssi: 0, .near, 1.25, at: 0)
+        #expect((first.rssi, first.accuracy, first.proximity) == (0, 1.25, .near))
+        // A readable RSSI decides from then on, even over the phone's own class.
+        let readable = try sighting(rssi: -59, .far, 9, at: 1)
+        #expect((readable.rssi, readable.accuracy, readable.proximity) == (-59, 1.0, .near))
+        // An unreadable reading while the window still holds a readable one: the smoothed RSSI decides.
+        let inWindow = try sighting(rssi: 0, .far, 9, at: 11)
+        #expect((inWindow.rssi, inWindow.accuracy, inWindow.proximity) == (-59, 1.0, .near))
+        // The readable sample has expired: the phone's values again.
+        let expired = try sighting(rssi: 0, .far, 9, at: 11.001)
+        #expect((expired.rssi, expired.accuracy, expired.proximity) == (0, 9, .far))
+        // A phone without an estimate of its own: unknown, never a guess.
+        let unknown = try sighting(rssi: 0, .unknown, -1, at: 12)
+        #expect((unknown.accuracy, unknown.proximity) == (-1, .unknown))
+    }
 }

@@ -17,8 +17,9 @@ extension IngestFixtures {
     }
 
     static func ranging(uuid: String = campusUUID, major: Int = 1, minor: Int = 2, rssi: Int = -65, measuredPower: Int = -59,
-                        at time: Timestamp = t0) -> RangingReport {
-        RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: measuredPower, timestamp: time)
+                        proximity: Proximity? = nil, accuracy: Double? = nil, at time: Timestamp = t0) -> RangingReport {
+        RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: measuredPower, timestamp: time,
+                      proximity: proximity, accuracy: accuracy)
     }
 
     static func fix(latitude: Double = 37.3349, longitude: Double = -122.009, accuracy: Double = 10, precise: Bool = true,

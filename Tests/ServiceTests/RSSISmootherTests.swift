@@ -98,4 +98,30 @@ struct RSSISmootherTests {
     func decidesPlace(proximity: Proximity, decides: Bool) {
         #expect(proximity.decidesPlace == decides)
     }
+
+    @Test("the smoothed RSSI decides; the phone's estimate stands in only without a usable RSSI", arguments: [
+        // A usable RSSI: the server's estimate, whatever the phone says.
+        ("server, phone silent", -59.0, nil, nil, 1.0, Proximity.near),
+        ("server, phone agrees", -59.0, .near, 1.1, 1.0, .near),
+        ("server, phone disagrees", -59.0, .far, 7.5, 1.0, .near),
+        ("server, phone unknown", -79.0, .unknown, -1, 10.0, .far),
+        // No usable RSSI (every reading 0): the phone's values when it has an accuracy of 0 m or more.
+        ("phone near", nil, .near, 2.5, 2.5, .near),
+        ("phone immediate", nil, .immediate, 0.2, 0.2, .immediate),
+        ("phone far at 0 m: its class as given", nil, .far, 0, 0, .far),
+        ("phone accuracy only: classified here", nil, nil, 0.3, 0.3, .immediate),
+        ("phone accuracy only, 4 m", nil, nil, 4, 4, .far),
+        ("phone accuracy only, 3.99 m", nil, nil, 3.99, 3.99, .near),
+        // Nothing usable from the phone either: unknown.
+        ("phone unknown, -1", nil, .unknown, -1, -1, .unknown),
+        ("phone -1 alone", nil, nil, -1, -1, .unknown),
+        ("phone unknown with an accuracy", nil, .unknown, 3, -1, .unknown),
+        ("phone class without accuracy", nil, .near, nil, -1, .unknown),
+        ("phone silent", nil, nil, nil, -1, .unknown),
+    ] as [(String, Double?, Proximity?, Double?, Double, Proximity)])
+    func estimate(label: String, rssi: Double?, phoneProximity: Proximity?, phoneAccuracy: Double?, accuracy: Double, proximity: Proximity) {
+        let estimate = ProximityEstimator.estimate(rssi: rssi, measuredPower: -59, reportedProximity: phoneProximity, reportedAccuracy: phoneAccuracy)
+        #expect(estimate.accuracy == accuracy, "\(label)")
+        #expect(estimate.proximity == proximity, "\(label)")
+    }
 }

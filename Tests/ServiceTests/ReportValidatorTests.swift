@@ -1,4 +1,5 @@
 import BeaconIngestCore
+import Foundation
 import Messages
 import Testing
 
@@ -32,6 +33,25 @@ struct ReportValidatorTests: IngestFixtures {
         ("measuredPower -1", ranging(measuredPower: -1), nil),
         ("measuredPower 0", ranging(measuredPower: 0), "request.invalidField"),
         ("measuredPower -128", ranging(measuredPower: -128), "request.invalidField"),
+        // The phone's own proximity and accuracy (CLBeacon's), both optional.
+        ("proximity immediate", ranging(proximity: .immediate), nil),
+        ("proximity near", ranging(proximity: .near), nil),
+        ("proximity far", ranging(proximity: .far), nil),
+        ("proximity unknown", ranging(proximity: .unknown), nil),
+        ("accuracy 0 m", ranging(accuracy: 0), nil),
+        ("accuracy 1.37 m", ranging(proximity: .near, accuracy: 1.37), nil),
+        ("accuracy 10000 m", ranging(proximity: .far, accuracy: 10_000), nil),
+        ("accuracy 10000.01 m", ranging(proximity: .far, accuracy: 10_000.01), "request.invalidField"),
+        ("accuracy with proximity unknown", ranging(proximity: .unknown, accuracy: 3), nil),
+        ("accuracy -1 alone", ranging(accuracy: -1), nil),
+        ("accuracy -1 with unknown", ranging(proximity: .unknown, accuracy: -1), nil),
+        ("accuracy -1 with immediate", ranging(proximity: .immediate, accuracy: -1), "request.invalidField"),
+        ("accuracy -1 with near", ranging(proximity: .near, accuracy: -1), "request.invalidField"),
+        ("accuracy -1 with far", ranging(proximity: .far, accuracy: -1), "request.invalidField"),
+        ("accuracy -0.5", ranging(accuracy: -0.5), "request.invalidField"),
+        ("accuracy -2", ranging(proximity: .unknown, accuracy: -2), "request.invalidField"),
+        ("accuracy NaN", ranging(accuracy: .nan), "request.invalidField"),
+        ("accuracy infinite", ranging(accuracy: .infinity), "request.invalidField"),
         ("60 s in the future", ranging(at: .at(60)), nil),
         ("61 s in the future", ranging(at: .at(61)), "request.invalidField"),
         ("a day in the future", ranging(at: .at(86_400)), "request.invalidField"),
@@ -111,5 +131,24 @@ struct ReportValidatorTests: IngestFixtures {
         #expect(outcome.result.rejections[0].message.contains("70000"))
         #expect(outcome.sightings.map(\.beacon.minor) == [2, 3])
         #expect(outcome.fixes.count == 1)
+    }
+
+    @Test("a proximity this build does not know refuses that sighting only, by either route", arguments: [Op.ingestReport, Op.ingestBatch])
+    func unknownProximity(op: String) throws {
+        func sighting(_ proximity: String) -> String {
+            #"{"uuid":"\#(campusUUID)","major":1,"minor":2,"rssi":-60,"measuredPower":-59,"proximity":"\#(proximity)","accuracy":1.2,"timestamp":"\#(t0)"}"#
+        }
+        let report = #"{"deviceId":"\#(Self.device)","sightings":[\#(sighting("near")),\#(sighting("close")),\#(sighting(String(repeating: "x", count: 100_000)))]}"#
+        let frame = op == Op.ingestReport ? #"{"op":"\#(op)","id":"r","body":\#(report)}"# : #"{"op":"\#(op)","id":"r","body":{"reports":[\#(report)]}}"#
+        let decoded = op == Op.ingestReport
+            ? try Wire.decodeRequest(Data(frame.utf8), body: IngestReport.self).body
+            : try #require(try Wire.decodeRequest(Data(frame.utf8), body: IngestBatch.self).body.reports.first)
+        let outcome = try IngestEngine().process(decoded, known: Self.known(.always), now: t0)
+        #expect(outcome.result.rejections.map { "\($0.kind)[\($0.index)] \($0.code)" } == [
+            "sighting[1] request.invalidField", "sighting[2] request.invalidField",
+        ])
+        #expect(outcome.result.rejections[0].message == #"proximity "close" is not one of immediate, near, far, unknown"#)
+        #expect(outcome.result.rejections[1].message.count < 120, "an enormous value is not echoed back")
+        #expect(outcome.sightings.map(\.beacon.minor) == [2])
     }
 }

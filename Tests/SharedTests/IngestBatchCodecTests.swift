@@ -115,4 +115,40 @@ struct IngestBatchCodecTests {
             #expect(fast.body.reports[0].fixes?[0].longitude.bitPattern == generic.reports[0].fixes?[0].longitude.bitPattern, "\(text)")
         }
     }
+
+    @Test("the phone's proximity and accuracy: the same value by both routes, or left to Foundation", arguments: [
+        (#","proximity":"near","accuracy":1.37"#, true, true),
+        (#","accuracy":-1"#, true, true),
+        (#","proximity":"unknown","accuracy":-1"#, true, true),
+        (#","proximity":"immediate","accuracy":0"#, true, true),
+        (#","accuracy":0.25,"proximity":"far""#, true, true),
+        // A class this build does not know is kept as text, for the validator to refuse the one item.
+        (#","proximity":"close""#, true, true),
+        (#","proximity":"NEAR""#, true, true),
+        // null is absent to Foundation; the fast route leaves it to Foundation.
+        (#","proximity":null,"accuracy":null"#, false, true),
+        (#","proximity":"near","proximity":"far""#, false, true),
+        (#","proximity":3"#, false, false),
+        (#","accuracy":"1.5""#, false, false),
+        (#","accuracy":01.5"#, false, false),
+    ] as [(String, Bool, Bool)])
+    func phoneEstimate(members: String, fast: Bool, foundation: Bool) throws {
+        let data = Data(Self.frame([(#""rssi":-61"#, #""rssi":-61"# + members)]).utf8)
+        let decoded = RequestCodec.ingestBatch(data)
+        #expect((decoded != nil) == fast)
+        #expect((Self.generic(data) != nil) == foundation)
+        if let decoded { #expect(decoded.body == Self.generic(data)) }
+    }
+
+    @Test("an unknown proximity survives a round trip as sent, and setting a known one replaces it")
+    func unknownProximityRoundTrip() throws {
+        let data = Data(Self.frame([(#""rssi":-61"#, #""rssi":-61,"proximity":"close""#)]).utf8)
+        var report = try #require(RequestCodec.ingestBatch(data)?.body.reports.first?.sightings?.first)
+        #expect(report.proximity == nil && report.unrecognizedProximity == "close")
+        let again = try JSONDecoder().decode(RangingReport.self, from: Wire.encode(report))
+        #expect(again == report)
+        report.proximity = .far
+        #expect(report.unrecognizedProximity == nil)
+        #expect(try JSONDecoder().decode(RangingReport.self, from: Wire.encode(report)).proximity == .far)
+    }
 }

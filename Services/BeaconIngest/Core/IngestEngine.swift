@@ -84,14 +84,16 @@ public final class IngestEngine {
                              changedStatus: changed, purge: purge, sightings: sightings, fixes: fixes)
     }
 
+    /// The sighting's proximity and accuracy come from the smoothed RSSI; the phone's own values
+    /// only when there is no usable RSSI (see `ProximityEstimator.estimate`).
     private func smooth(deviceId: String, beacon: BeaconIdentity, ranging: RangingReport) -> Sighting {
         var smoother = smoothers[deviceId]?[beacon] ?? RSSISmoother()
         let rssi = smoother.add(rssi: ranging.rssi, at: ranging.timestamp)
         smoothers[deviceId, default: [:]][beacon] = smoother
-        let distance = ProximityEstimator.distance(rssi: rssi, measuredPower: ranging.measuredPower)
-        let rounded = distance < 0 ? -1 : (distance * 100).rounded() / 100
+        let estimate = ProximityEstimator.estimate(rssi: rssi, measuredPower: ranging.measuredPower,
+                                                   reportedProximity: ranging.proximity, reportedAccuracy: ranging.accuracy)
         return Sighting(deviceId: deviceId, beacon: beacon, rssi: Int((rssi ?? 0).rounded()), measuredPower: ranging.measuredPower,
-                        accuracy: rounded, proximity: ProximityEstimator.proximity(distance: distance), observedAt: ranging.timestamp)
+                        accuracy: estimate.accuracy, proximity: estimate.proximity, observedAt: ranging.timestamp)
     }
 
     /// Drops the smoothing state of a device (authorization withdrawn).

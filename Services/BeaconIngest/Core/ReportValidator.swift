@@ -5,6 +5,8 @@ import Messages
 public struct ReportValidator: Sendable {
     public var maxSightingsPerBatch = 500
     public var maxFixesPerBatch = 100
+    /// The phone's own beacon distance estimate above this is nonsense: no beacon is heard from 10 km.
+    public var maxBeaconAccuracy = 10_000.0
     /// Reports stamped further in the future than this are refused (phone clock skew allowance).
     public var maxFutureSeconds = 60.0
     /// Reports older than this are stale and refused.
@@ -39,6 +41,19 @@ public struct ReportValidator: Sendable {
         // CLBeacon reports 0 when the RSSI could not be read; real readings are negative dBm.
         guard (-127...0).contains(r.rssi) else { throw ServiceError(.invalidField, "rssi \(r.rssi) dBm is outside -127…0") }
         guard (-127 ... -1).contains(r.measuredPower) else { throw ServiceError(.invalidField, "measuredPower \(r.measuredPower) dBm is outside -127…-1") }
+        if let text = r.unrecognizedProximity {
+            throw ServiceError(.invalidField, "proximity \"\(text.prefix(40))\" is not one of immediate, near, far, unknown")
+        }
+        if let accuracy = r.accuracy {
+            // CLBeacon says -1 when it cannot estimate the distance, and then its proximity is unknown.
+            if accuracy == -1 {
+                if let proximity = r.proximity, proximity != .unknown {
+                    throw ServiceError(.invalidField, "accuracy -1 (unknown) goes only with proximity unknown, not \(proximity.rawValue)")
+                }
+            } else if !(accuracy.isFinite && accuracy >= 0 && accuracy <= maxBeaconAccuracy) {
+                throw ServiceError(.invalidField, "accuracy \(accuracy) m must be -1 (unknown) or 0…\(Int(maxBeaconAccuracy))")
+            }
+        }
         try validateTime(r.timestamp, now: now)
         return BeaconIdentity(uuid: uuid, major: r.major, minor: r.minor)
     }
