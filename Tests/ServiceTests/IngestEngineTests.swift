@@ -53,16 +53,6 @@ struct IngestEngineTests: IngestFixtures {
         #expect(engine.trackedDevices == 2)
     }
 
-    @Test("idle smoothing state expires after the window, bounding memory")
-    func expire() throws {
-        let engine = IngestEngine()
-        _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging()]), known: Self.known(.always), now: t0)
-        engine.expire(now: .at(10))
-        #expect(engine.trackedDevices == 1)
-        engine.expire(now: .at(10.001))
-        #expect(engine.trackedDevices == 0)
-    }
-
     @Test("a beacon's unreadable readings take the phone's estimate until the smoothing window holds a readable one")
     func phoneEstimateWithoutRSSI() throws {
         let engine = IngestEngine()
@@ -86,5 +76,38 @@ struct IngestEngineTests: IngestFixtures {
         // A phone without an estimate of its own: unknown, never a guess.
         let unknown = try sighting(rssi: 0, .unknown, -1, at: 12)
         #expect((unknown.accuracy, unknown.proximity) == (-1, .unknown))
+    }
+
+    @Test("the smoothing window is the engine's: readings count for exactly that long", arguments: [
+        // (window, seconds between an RSSI of -50 and one of -70, the smoothed RSSI published with the second)
+        (10.0, 10.0, -60),
+        (10.0, 10.001, -70),
+        (0.5, 0.5, -60),
+        (0.5, 0.501, -70),
+        (2.5, 2.0, -60),
+        (2.5, 2.6, -70),
+    ])
+    func configurableWindow(window: Double, gap: Double, rssi: Int) throws {
+        let engine = IngestEngine(smoothingWindow: window)
+        #expect(engine.smoothingWindow == window)
+        let known = Self.known(.always)
+        _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(rssi: -50)]), known: known, now: t0)
+        let second = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(rssi: -70, at: .at(gap))]), known: known, now: .at(gap))
+        #expect(second.sightings.map(\.rssi) == [rssi])
+    }
+
+    @Test("idle smoothing state expires after the engine's window, bounding memory", arguments: [(10.0, 10.0, 10.001), (0.5, 0.5, 0.501)])
+    func expireWithWindow(window: Double, kept: Double, dropped: Double) throws {
+        let engine = IngestEngine(smoothingWindow: window)
+        _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging()]), known: Self.known(.always), now: t0)
+        engine.expire(now: .at(kept))
+        #expect(engine.trackedDevices == 1)
+        engine.expire(now: .at(dropped))
+        #expect(engine.trackedDevices == 0)
+    }
+
+    @Test("the default window is 10 s")
+    func defaultWindow() {
+        #expect(IngestEngine().smoothingWindow == 10)
     }
 }

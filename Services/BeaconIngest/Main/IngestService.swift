@@ -22,7 +22,7 @@ final class IngestService {
     ]
 
     private let host: ServiceHost
-    private let engine = IngestEngine()
+    private let engine: IngestEngine
     private let shards: Int
     /// The one shard this instance serves, or nil for all.
     private let ownedShard: Int?
@@ -32,8 +32,9 @@ final class IngestService {
         (Topic.sighting(shard: $0), Topic.location(shard: $0), Topic.device(shard: $0))
     }
 
-    init(host: ServiceHost, shards: Int, ownedShard: Int?) {
+    init(host: ServiceHost, shards: Int, ownedShard: Int?, smoothingWindow: Double) {
         self.host = host
+        self.engine = IngestEngine(smoothingWindow: smoothingWindow)
         self.shards = shards
         self.ownedShard = ownedShard
     }
