@@ -127,4 +127,119 @@ struct IngestAuthorizationTests: IngestFixtures {
         #expect(outcome.sightings.isEmpty)
         #expect(outcome.fixes.count == 1)
     }
+
+    // MARK: The matrix with location state held
+
+    @Test("each authorization × app state × location fix or sighting: accepted or the exact code, and whether the device's location state is dropped",
+          arguments: AuthorizationPolicyTests.matrix, ["sighting", "fix"])
+    func matrixWithStateHeld(row: (Authorization, Bool, String?, Bool), kind: String) throws {
+        let (authorization, foreground, code, purge) = row
+        let engine = IngestEngine()
+        let always = Self.known(.always)
+        // The device has been ranging under `always`, and so has another one.
+        _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(minor: 9, at: .at(-1))]), known: always, now: .at(-1))
+        let other = DeviceStatus(deviceId: "phone-2", authorization: .always, foreground: true, precise: true,
+                                 monitoringAvailable: true, rangingAvailable: true, changedAt: .at(-3600))
+        _ = try engine.process(IngestReport(deviceId: "phone-2", sightings: [Self.ranging(minor: 9, at: .at(-1))]), known: other, now: .at(-1))
+        #expect(engine.trackedBeacons(of: Self.device) == 1)
+
+        let outcome = try engine.process(IngestReport(deviceId: Self.device, status: Self.status(authorization, foreground: foreground),
+                                                      sightings: kind == "sighting" ? [Self.ranging()] : nil,
+                                                      fixes: kind == "fix" ? [Self.fix()] : nil),
+                                         known: always, now: t0)
+
+        let label = "\(authorization) \(foreground ? "foreground" : "background") \(kind)"
+        #expect(outcome.result.rejections.map { "\($0.kind) \($0.code)" } == (code.map { ["\(kind) \($0)"] } ?? []), "\(label)")
+        #expect(outcome.result.accepted == (code == nil ? 2 : 1), "\(label): the status and, when allowed, the data")
+        #expect(outcome.sightings.count + outcome.fixes.count == (code == nil ? 1 : 0), "\(label)")
+        #expect(outcome.purge == purge, "\(label)")
+        // A purge reaches region-monitor as the device.status the shell publishes for the change.
+        let unchanged = authorization == .always && foreground
+        #expect(outcome.changedStatus?.authorization == (unchanged ? nil : authorization), "\(label)")
+        // Every piece of location state beacon-ingest holds for the device is gone on a purge, and only for that device.
+        let held = purge ? 0 : 1 + (kind == "sighting" && code == nil ? 1 : 0)
+        #expect(engine.trackedBeacons(of: Self.device) == held, "\(label)")
+        #expect(engine.trackedBeacons(of: "phone-2") == 1, "\(label)")
+    }
+
+    @Test("status and data in one report: the data is judged by the new status, for every stored state × every new one",
+          arguments: AuthorizationPolicyTests.matrix, AuthorizationPolicyTests.matrix)
+    func judgedByNewStatus(old: (Authorization, Bool, String?, Bool), new: (Authorization, Bool, String?, Bool)) throws {
+        let (oldAuthorization, oldForeground, _, _) = old
+        let (authorization, foreground, code, purge) = new
+        let engine = IngestEngine()
+        let known = Self.known(oldAuthorization, foreground: oldForeground)
+        _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(minor: 9, at: .at(-1))]), known: Self.known(.always), now: .at(-1))
+
+        let outcome = try engine.process(IngestReport(deviceId: Self.device, status: Self.status(authorization, foreground: foreground),
+                                                      sightings: [Self.ranging()], fixes: [Self.fix()]),
+                                         known: known, now: t0)
+
+        let label = "\(oldAuthorization)/\(oldForeground) → \(authorization)/\(foreground)"
+        #expect(outcome.result.rejections.map(\.code) == (code.map { [$0, $0] } ?? []), "\(label)")
+        #expect(outcome.sightings.count == (code == nil ? 1 : 0), "\(label)")
+        #expect(outcome.fixes.count == (code == nil ? 1 : 0), "\(label)")
+        let same = oldAuthorization == authorization && oldForeground == foreground
+        #expect((outcome.changedStatus == nil) == same, "\(label)")
+        // Dropped when the device moves into a state that requires it (already dropped when it was there before).
+        #expect(outcome.purge == (purge && !same), "\(label)")
+        if outcome.purge { #expect(engine.trackedBeacons(of: Self.device) == 0, "\(label)") }
+    }
+
+    @Test("allowOnce in the foreground, then the background, then whenInUse in the background, then always")
+    func oneTimeGrantSequence() throws {
+        let engine = IngestEngine()
+        var known: DeviceStatus?
+        /// Sends a status with one sighting, as the phone would, and carries the stored status on.
+        func step(_ authorization: Authorization, foreground: Bool, rssi: Int, at seconds: Double) throws -> IngestOutcome {
+            let outcome = try engine.process(IngestReport(deviceId: Self.device, status: Self.status(authorization, foreground: foreground),
+                                                          sightings: [Self.ranging(rssi: rssi, at: .at(seconds))]),
+                                             known: known, now: .at(seconds))
+            known = outcome.changedStatus ?? known
+            return outcome
+        }
+
+        // The Location Button tapped: a one-time grant, the app in front.
+        let granted = try step(.allowOnce, foreground: true, rssi: -90, at: 0)
+        #expect(granted.result.rejections.isEmpty)
+        #expect(granted.sightings.map(\.rssi) == [-90])
+        #expect(granted.purge == false)
+        #expect(engine.trackedBeacons(of: Self.device) == 1)
+
+        // The app goes to the background: iOS ends the grant; everything held is dropped.
+        let expired = try step(.allowOnce, foreground: false, rssi: -90, at: 1)
+        #expect(expired.result.rejections.map(\.code) == ["location.oneTimeGrantExpired"])
+        #expect(expired.purge)
+        #expect(expired.changedStatus?.authorization == .allowOnce && expired.changedStatus?.foreground == false)
+        #expect(engine.trackedBeacons(of: Self.device) == 0)
+
+        // The user then grants whenInUse, the app still in the background: refused, but nothing to drop.
+        let whenInUse = try step(.whenInUse, foreground: false, rssi: -90, at: 2)
+        #expect(whenInUse.result.rejections.map(\.code) == ["location.notInForeground"])
+        #expect(whenInUse.purge == false)
+        #expect(whenInUse.changedStatus?.authorization == .whenInUse)
+
+        // Then always: accepted in the background, and nothing from before the purge is averaged in.
+        let always = try step(.always, foreground: false, rssi: -60, at: 3)
+        #expect(always.result.rejections.isEmpty)
+        #expect(always.result.accepted == 2)
+        #expect(always.purge == false)
+        #expect(always.sightings.map(\.rssi) == [-60])
+        #expect(engine.trackedBeacons(of: Self.device) == 1)
+    }
+
+    @Test("whenInUse in the background keeps what is held: back in the foreground, the average goes on")
+    func whenInUseBackgroundThenForeground() throws {
+        let engine = IngestEngine()
+        let foreground = Self.known(.whenInUse, foreground: true)
+        _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(rssi: -70)]), known: foreground, now: t0)
+        let background = try engine.process(IngestReport(deviceId: Self.device, status: Self.status(.whenInUse, foreground: false)),
+                                            known: foreground, now: .at(1))
+        #expect(background.purge == false)
+        #expect(engine.trackedBeacons(of: Self.device) == 1)
+        let back = try engine.process(IngestReport(deviceId: Self.device, status: Self.status(.whenInUse, foreground: true),
+                                                   sightings: [Self.ranging(rssi: -60, at: .at(2))]),
+                                      known: background.changedStatus, now: .at(2))
+        #expect(back.sightings.map(\.rssi) == [-65])
+    }
 }

@@ -28,6 +28,9 @@ public final class IngestEngine {
     /// Devices with smoothing state in memory.
     public var trackedDevices: Int { smoothers.count }
 
+    /// Beacons of one device with smoothing state in memory (0 once its location state is dropped).
+    public func trackedBeacons(of deviceId: String) -> Int { smoothers[deviceId]?.count ?? 0 }
+
     /// Processes one batch. `known` is the device's stored status (nil for a new device).
     /// Throws only when the whole batch is unusable (bad device id, oversize batch).
     public func process(_ report: IngestReport, known: DeviceStatus?, now: Timestamp) throws(ServiceError) -> IngestOutcome {
