@@ -54,17 +54,21 @@ struct JSONScanner {
         }
     }
 
-    /// A string; escapes other than \" \\ \/ \n \t \r \b \f \uXXXX (BMP, no surrogates) give up.
+    /// A string; escapes other than \" \\ \/ \n \t \r \b \f \uXXXX (BMP, no surrogates) give up,
+    /// and so do bytes that are not UTF-8 (Foundation refuses them rather than repair them).
     mutating func string() -> String? {
         guard expect(UInt8(ascii: "\"")) else { return nil }
         let start = position
         var plain = true
+        var ascii = true
         while position < bytes.count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
                 defer { position += 1 }
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
-                return plain ? String(decoding: slice, as: UTF8.self) : Self.unescape(slice)
+                if !plain { return Self.unescape(slice) }
+                // ASCII is UTF-8 as it stands; only other text pays for validation.
+                return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
             }
             if b == UInt8(ascii: "\\") {
                 plain = false
@@ -72,6 +76,7 @@ struct JSONScanner {
                 continue
             }
             if b < 0x20 { return nil }
+            ascii = ascii && b < 0x80
             position += 1
         }
         return nil
@@ -109,10 +114,10 @@ struct JSONScanner {
             }
             i += 2
         }
-        return String(decoding: out, as: UTF8.self)
+        return String(validating: out, as: UTF8.self)
     }
 
-    /// An integer written without fraction or exponent.
+    /// An integer written without fraction or exponent (and, as JSON says, without leading zeros).
     mutating func integer() -> Int64? {
         skipSpace()
         var negative = false
@@ -129,23 +134,56 @@ struct JSONScanner {
             value = a
             position += 1
         }
-        guard position > start else { return nil }
+        guard position > start, position - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
         if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) { return nil }
         return negative ? -value : value
     }
 
-    /// Any JSON number, as a Double.
+    /// A JSON number, as a Double. Gives up on what JSON does not allow ("01", "1.", ".5", "+1"),
+    /// on digits that do not fit a Double (overflow to infinity, underflow to 0), which Foundation
+    /// refuses too, and on a zero written with an exponent, where Foundation is erratic ("0e5" and
+    /// "-0.0e5" refused, "-0e5" and "0.0e5" read).
     mutating func number() -> Double? {
         skipSpace()
         let start = position
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x30...0x39, UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): position += 1
-            default:
-                return position > start ? Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)) : nil
-            }
+        guard let scanned = scanNumber(),
+              let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)),
+              value.isFinite, value != 0 || !(scanned.significant || scanned.exponent)
+        else { return nil }
+        return value
+    }
+
+    /// Consumes a number as JSON writes it: "-"?, an integer part without leading zeros, an
+    /// optional fraction and an optional exponent. Nil when the text is not one.
+    private mutating func scanNumber() -> (exponent: Bool, significant: Bool)? {
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let integral = position
+        var significant = skipDigits()
+        guard position > integral, position - integral == 1 || bytes[integral] != UInt8(ascii: "0") else { return nil }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            let fraction = position
+            significant = skipDigits() || significant
+            guard position > fraction else { return nil }
         }
-        return position > start ? Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)) : nil
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") else {
+            return (false, significant)
+        }
+        position += 1
+        if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let exponent = position
+        _ = skipDigits()
+        return position > exponent ? (true, significant) : nil
+    }
+
+    /// Skips decimal digits; whether any of them was not 0.
+    private mutating func skipDigits() -> Bool {
+        var significant = false
+        while position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39 {
+            significant = significant || bytes[position] != 0x30
+            position += 1
+        }
+        return significant
     }
 
     /// `true` or `false`.
@@ -216,7 +254,7 @@ struct JSONScanner {
         case UInt8(ascii: "t"): return literal("true")
         case UInt8(ascii: "f"): return literal("false")
         case UInt8(ascii: "n"): return literal("null")
-        case .some: return number() != nil
+        case .some: return scanNumber() != nil
         case .none: return false
         }
     }

@@ -2,7 +2,16 @@ import Foundation
 
 /// Hand-written decoding of what arrives at campus rate: a request's head, and `ingest.batch`.
 /// As with sightings, any surprise returns nil and the generic decoder decides (and words the error).
+/// A member given twice is such a surprise: Foundation keeps the first, a naive reader the last.
 enum RequestCodec {
+    /// Fills an empty slot with a decoded value; false (give up) when the value did not decode or
+    /// the slot was already filled by a repeated key.
+    private static func fill<T>(_ slot: inout T?, _ value: T?) -> Bool {
+        guard slot == nil, let value else { return false }
+        slot = value
+        return true
+    }
+
     /// `op` and `id` of a request, skipping the body without building it.
     static func head(_ frame: Data) -> RequestHead? {
         frame.withUnsafeBytes { raw -> RequestHead? in
@@ -10,8 +19,8 @@ enum RequestCodec {
             var op: String?, id: String?
             let ok = scanner.object { sc, key in
                 switch key {
-                case "op": op = sc.string(); return op != nil
-                case "id": id = sc.string(); return id != nil
+                case "op": return fill(&op, sc.string())
+                case "id": return fill(&id, sc.string())
                 default: return sc.skipValue()
                 }
             }
@@ -25,21 +34,17 @@ enum RequestCodec {
         frame.withUnsafeBytes { raw -> Request<IngestBatch>? in
             var scanner = JSONScanner(raw)
             var op: String?, id: String?, reports: [IngestReport]?
+            var body = false
             let ok = scanner.object { sc, key in
                 switch key {
-                case "op": op = sc.string(); return op != nil
-                case "id": id = sc.string(); return id != nil
+                case "op": return fill(&op, sc.string())
+                case "id": return fill(&id, sc.string())
                 case "body":
+                    guard !body else { return false }
+                    body = true
                     return sc.object { sc, key in
                         guard key == "reports" else { return sc.skipValue() }
-                        var list: [IngestReport] = []
-                        let ok = sc.array { sc in
-                            guard let report = ingestReport(&sc) else { return false }
-                            list.append(report)
-                            return true
-                        }
-                        reports = list
-                        return ok
+                        return fill(&reports, list(&sc, ingestReport))
                     }
                 default: return sc.skipValue()
                 }
@@ -49,30 +54,25 @@ enum RequestCodec {
         }
     }
 
+    /// An array whose every element `element` decodes; nil when one does not.
+    private static func list<T>(_ sc: inout JSONScanner, _ element: (inout JSONScanner) -> T?) -> [T]? {
+        var items: [T] = []
+        let ok = sc.array { sc in
+            guard let item = element(&sc) else { return false }
+            items.append(item)
+            return true
+        }
+        return ok ? items : nil
+    }
+
     private static func ingestReport(_ sc: inout JSONScanner) -> IngestReport? {
         var deviceId: String?, status: DeviceStatusReport?, sightings: [RangingReport]?, fixes: [FixReport]?
         let ok = sc.object { sc, key in
             switch key {
-            case "deviceId": deviceId = sc.string(); return deviceId != nil
-            case "status": status = deviceStatus(&sc); return status != nil
-            case "sightings":
-                var list: [RangingReport] = []
-                let ok = sc.array { sc in
-                    guard let r = ranging(&sc) else { return false }
-                    list.append(r)
-                    return true
-                }
-                sightings = list
-                return ok
-            case "fixes":
-                var list: [FixReport] = []
-                let ok = sc.array { sc in
-                    guard let f = fix(&sc) else { return false }
-                    list.append(f)
-                    return true
-                }
-                fixes = list
-                return ok
+            case "deviceId": return fill(&deviceId, sc.string())
+            case "status": return fill(&status, deviceStatus(&sc))
+            case "sightings": return fill(&sightings, list(&sc, ranging))
+            case "fixes": return fill(&fixes, list(&sc, fix))
             default: return sc.skipValue()
             }
         }
@@ -84,11 +84,11 @@ enum RequestCodec {
         var authorization: Authorization?, foreground: Bool?, precise: Bool?, monitoring: Bool?, ranging: Bool?
         let ok = sc.object { sc, key in
             switch key {
-            case "authorization": authorization = sc.string().flatMap(Authorization.init(rawValue:)); return authorization != nil
-            case "foreground": foreground = sc.bool(); return foreground != nil
-            case "precise": precise = sc.bool(); return precise != nil
-            case "monitoringAvailable": monitoring = sc.bool(); return monitoring != nil
-            case "rangingAvailable": ranging = sc.bool(); return ranging != nil
+            case "authorization": return fill(&authorization, sc.string().flatMap(Authorization.init(rawValue:)))
+            case "foreground": return fill(&foreground, sc.bool())
+            case "precise": return fill(&precise, sc.bool())
+            case "monitoringAvailable": return fill(&monitoring, sc.bool())
+            case "rangingAvailable": return fill(&ranging, sc.bool())
             default: return sc.skipValue()
             }
         }
@@ -96,32 +96,43 @@ enum RequestCodec {
         return DeviceStatusReport(authorization: authorization, foreground: foreground, precise: precise, monitoringAvailable: monitoring, rangingAvailable: ranging)
     }
 
+    private static func int(_ sc: inout JSONScanner) -> Int? {
+        sc.integer().flatMap { Int(exactly: $0) }
+    }
+
     private static func ranging(_ sc: inout JSONScanner) -> RangingReport? {
         var uuid: String?, major: Int?, minor: Int?, rssi: Int?, power: Int?, timestamp: Timestamp?
+        var proximity: String?, accuracy: Double?
         let ok = sc.object { sc, key in
             switch key {
-            case "uuid": uuid = sc.string(); return uuid != nil
-            case "major": major = sc.integer().flatMap { Int(exactly: $0) }; return major != nil
-            case "minor": minor = sc.integer().flatMap { Int(exactly: $0) }; return minor != nil
-            case "rssi": rssi = sc.integer().flatMap { Int(exactly: $0) }; return rssi != nil
-            case "measuredPower": power = sc.integer().flatMap { Int(exactly: $0) }; return power != nil
-            case "timestamp": timestamp = sc.string().flatMap(Timestamp.init(rfc3339:)); return timestamp != nil
+            case "uuid": return fill(&uuid, sc.string())
+            case "major": return fill(&major, int(&sc))
+            case "minor": return fill(&minor, int(&sc))
+            case "rssi": return fill(&rssi, int(&sc))
+            case "measuredPower": return fill(&power, int(&sc))
+            case "timestamp": return fill(&timestamp, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            // Kept as text: a value this build does not know is refused per item, as the generic decoder does.
+            case "proximity": return fill(&proximity, sc.string())
+            case "accuracy": return fill(&accuracy, sc.number())
             default: return sc.skipValue()
             }
         }
         guard ok, let uuid, let major, let minor, let rssi, let power, let timestamp else { return nil }
-        return RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: timestamp)
+        var report = RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: timestamp,
+                                   proximity: proximity.flatMap(Proximity.init(rawValue:)), accuracy: accuracy)
+        if report.proximity == nil { report.unrecognizedProximity = proximity }
+        return report
     }
 
     private static func fix(_ sc: inout JSONScanner) -> FixReport? {
         var latitude: Double?, longitude: Double?, accuracy: Double?, precise: Bool?, timestamp: Timestamp?
         let ok = sc.object { sc, key in
             switch key {
-            case "latitude": latitude = sc.number(); return latitude != nil
-            case "longitude": longitude = sc.number(); return longitude != nil
-            case "horizontalAccuracy": accuracy = sc.number(); return accuracy != nil
-            case "precise": precise = sc.bool(); return precise != nil
-            case "timestamp": timestamp = sc.string().flatMap(Timestamp.init(rfc3339:)); return timestamp != nil
+            case "latitude": return fill(&latitude, sc.number())
+            case "longitude": return fill(&longitude, sc.number())
+            case "horizontalAccuracy": return fill(&accuracy, sc.number())
+            case "precise": return fill(&precise, sc.bool())
+            case "timestamp": return fill(&timestamp, sc.string().flatMap(Timestamp.init(rfc3339:)))
             default: return sc.skipValue()
             }
         }

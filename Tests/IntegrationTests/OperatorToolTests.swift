@@ -18,7 +18,7 @@ struct OperatorToolTests {
         tail.executableURL = platform.bin.appendingPathComponent("cafectl")
         tail.arguments = ["tail", "", "--bus-sub", platform.busSub]
         let out = platform.root.appendingPathComponent("tail.out")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         tail.standardOutput = try FileHandle(forWritingTo: out)
         tail.standardError = try FileHandle(forWritingTo: platform.root.appendingPathComponent("tail.err").creatingEmptyFile())
         try tail.run()
@@ -66,7 +66,7 @@ struct OperatorToolTests {
 
 extension URL {
     func creatingEmptyFile() -> URL {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         return self
     }
 }

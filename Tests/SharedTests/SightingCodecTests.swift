@@ -105,7 +105,14 @@ struct BatchReplyCodecTests {
     func batchDecode() throws {
         let batch = Request(op: Op.ingestBatch, id: "x", body: IngestBatch(reports: [
             IngestReport(deviceId: "d1", status: DeviceStatusReport(authorization: .whenInUse, foreground: true),
-                         sightings: [RangingReport(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 1, minor: 2, rssi: -61, measuredPower: -59, timestamp: Timestamp(milliseconds: 1_700_000_000_123))],
+                         sightings: [RangingReport(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 1, minor: 2, rssi: -61, measuredPower: -59, timestamp: Timestamp(milliseconds: 1_700_000_000_123)),
+                                     // The phone's own proximity and accuracy, optional.
+                                     RangingReport(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 1, minor: 3, rssi: 0, measuredPower: -59, timestamp: Timestamp(milliseconds: 1_700_000_000_123),
+                                                   proximity: .near, accuracy: 1.37),
+                                     RangingReport(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 1, minor: 4, rssi: 0, measuredPower: -59, timestamp: Timestamp(milliseconds: 1_700_000_000_123),
+                                                   proximity: .unknown, accuracy: -1),
+                                     RangingReport(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 1, minor: 5, rssi: -70, measuredPower: -59, timestamp: Timestamp(milliseconds: 1_700_000_000_123),
+                                                   accuracy: 0)],
                          fixes: [FixReport(latitude: 37.3349, longitude: -122.009, horizontalAccuracy: 12.5, precise: false, timestamp: Timestamp(milliseconds: 1_700_000_000_000))]),
             IngestReport(deviceId: "d2"),
         ]))

@@ -15,12 +15,21 @@ public struct IngestOutcome: Sendable, Equatable {
 /// (device, beacon), estimate distance and proximity. Synchronous, deterministic, clock passed in.
 public final class IngestEngine {
     public var validator = ReportValidator()
+    /// Seconds a raw RSSI reading counts in its beacon's average, and how long a beacon's idle
+    /// smoothing state is kept. Shorter when a recorded walk is replayed faster than real time.
+    public let smoothingWindow: Double
     private var smoothers: [String: [BeaconIdentity: RSSISmoother]] = [:]
 
-    public init() {}
+    public init(smoothingWindow: Double = 10) {
+        precondition(smoothingWindow.isFinite && smoothingWindow > 0, "the smoothing window must be a positive number of seconds")
+        self.smoothingWindow = smoothingWindow
+    }
 
     /// Devices with smoothing state in memory.
     public var trackedDevices: Int { smoothers.count }
+
+    /// Beacons of one device with smoothing state in memory (0 once its location state is dropped).
+    public func trackedBeacons(of deviceId: String) -> Int { smoothers[deviceId]?.count ?? 0 }
 
     /// Processes one batch. `known` is the device's stored status (nil for a new device).
     /// Throws only when the whole batch is unusable (bad device id, oversize batch).
@@ -84,14 +93,16 @@ public final class IngestEngine {
                              changedStatus: changed, purge: purge, sightings: sightings, fixes: fixes)
     }
 
+    /// The sighting's proximity and accuracy come from the smoothed RSSI; the phone's own values
+    /// only when there is no usable RSSI (see `ProximityEstimator.estimate`).
     private func smooth(deviceId: String, beacon: BeaconIdentity, ranging: RangingReport) -> Sighting {
-        var smoother = smoothers[deviceId]?[beacon] ?? RSSISmoother()
+        var smoother = smoothers[deviceId]?[beacon] ?? RSSISmoother(window: smoothingWindow)
         let rssi = smoother.add(rssi: ranging.rssi, at: ranging.timestamp)
         smoothers[deviceId, default: [:]][beacon] = smoother
-        let distance = ProximityEstimator.distance(rssi: rssi, measuredPower: ranging.measuredPower)
-        let rounded = distance < 0 ? -1 : (distance * 100).rounded() / 100
+        let estimate = ProximityEstimator.estimate(rssi: rssi, measuredPower: ranging.measuredPower,
+                                                   reportedProximity: ranging.proximity, reportedAccuracy: ranging.accuracy)
         return Sighting(deviceId: deviceId, beacon: beacon, rssi: Int((rssi ?? 0).rounded()), measuredPower: ranging.measuredPower,
-                        accuracy: rounded, proximity: ProximityEstimator.proximity(distance: distance), observedAt: ranging.timestamp)
+                        accuracy: estimate.accuracy, proximity: estimate.proximity, observedAt: ranging.timestamp)
     }
 
     /// Drops the smoothing state of a device (authorization withdrawn).
@@ -99,7 +110,7 @@ public final class IngestEngine {
         smoothers[deviceId] = nil
     }
 
-    /// Drops smoothing state idle for longer than the smoothing window, bounding memory.
+    /// Drops smoothing state idle for longer than `smoothingWindow`, bounding memory.
     public func expire(now: Timestamp) {
         for (device, beacons) in smoothers {
             let live = beacons.filter { ($0.value.lastSample.map { now.seconds(since: $0) } ?? .infinity) <= $0.value.window }

@@ -55,6 +55,22 @@ public enum ProximityEstimator {
         return pow10((Double(measuredPower) - rssi) / (10 * pathLossExponent))
     }
 
+    /// The accuracy (metres, to the centimetre; -1 when unknown) and proximity a sighting carries.
+    ///
+    /// The smoothed RSSI decides. When it is unusable (no readable sample in the window: every
+    /// reading was 0), the phone's own estimate stands in, if it has one: an accuracy of 0 m or
+    /// more, with its proximity class, or the class of that accuracy when it sent none. A phone
+    /// that says `unknown` or -1 has nothing to offer, and the answer is unknown, -1. A class
+    /// without an accuracy is not taken either: region-monitor orders beacons by accuracy, and a
+    /// "near" beacon at -1 m would beat every measured one.
+    public static func estimate(rssi: Double?, measuredPower: Int, reportedProximity: Proximity?, reportedAccuracy: Double?)
+        -> (accuracy: Double, proximity: Proximity) {
+        let distance = self.distance(rssi: rssi, measuredPower: measuredPower)
+        if distance >= 0 { return ((distance * 100).rounded() / 100, proximity(distance: distance)) }
+        guard let reportedAccuracy, reportedAccuracy >= 0, reportedProximity != .unknown else { return (-1, .unknown) }
+        return (reportedAccuracy, reportedProximity ?? proximity(distance: reportedAccuracy))
+    }
+
     /// immediate under 0.5 m, near under 4 m, far beyond, unknown without a usable signal.
     public static func proximity(distance: Double) -> Proximity {
         if distance < 0 { return .unknown }

@@ -5,6 +5,12 @@ import Messages
 public struct ReportValidator: Sendable {
     public var maxSightingsPerBatch = 500
     public var maxFixesPerBatch = 100
+    /// An `ingest.batch` from a gateway: at most this many reports…
+    public var maxReportsPerGatewayBatch = 1_000
+    /// …and this many sightings over all its reports.
+    public var maxSightingsPerGatewayBatch = 10_000
+    /// The phone's own beacon distance estimate above this is nonsense: no beacon is heard from 10 km.
+    public var maxBeaconAccuracy = 10_000.0
     /// Reports stamped further in the future than this are refused (phone clock skew allowance).
     public var maxFutureSeconds = 60.0
     /// Reports older than this are stale and refused.
@@ -29,6 +35,17 @@ public struct ReportValidator: Sendable {
         }
     }
 
+    /// A gateway's `ingest.batch` within its limits; each report is then judged on its own.
+    public func validateBatch(_ batch: IngestBatch) throws(ServiceError) {
+        guard batch.reports.count <= maxReportsPerGatewayBatch else {
+            throw ServiceError(.tooLarge, "a batch carries at most \(maxReportsPerGatewayBatch) reports, got \(batch.reports.count)")
+        }
+        let sightings = batch.reports.reduce(0) { $0 + ($1.sightings?.count ?? 0) }
+        guard sightings <= maxSightingsPerGatewayBatch else {
+            throw ServiceError(.tooLarge, "a batch carries at most \(maxSightingsPerGatewayBatch) sightings, got \(sightings)")
+        }
+    }
+
     /// A ranging report's fields; returns the beacon identity with the UUID in canonical form.
     public func validate(_ r: RangingReport, now: Timestamp) throws(ServiceError) -> BeaconIdentity {
         guard let uuid = Self.canonicalUUID(r.uuid) else {
@@ -39,6 +56,19 @@ public struct ReportValidator: Sendable {
         // CLBeacon reports 0 when the RSSI could not be read; real readings are negative dBm.
         guard (-127...0).contains(r.rssi) else { throw ServiceError(.invalidField, "rssi \(r.rssi) dBm is outside -127…0") }
         guard (-127 ... -1).contains(r.measuredPower) else { throw ServiceError(.invalidField, "measuredPower \(r.measuredPower) dBm is outside -127…-1") }
+        if let text = r.unrecognizedProximity {
+            throw ServiceError(.invalidField, "proximity \"\(text.prefix(40))\" is not one of immediate, near, far, unknown")
+        }
+        if let accuracy = r.accuracy {
+            // CLBeacon says -1 when it cannot estimate the distance, and then its proximity is unknown.
+            if accuracy == -1 {
+                if let proximity = r.proximity, proximity != .unknown {
+                    throw ServiceError(.invalidField, "accuracy -1 (unknown) goes only with proximity unknown, not \(proximity.rawValue)")
+                }
+            } else if !(accuracy.isFinite && accuracy >= 0 && accuracy <= maxBeaconAccuracy) {
+                throw ServiceError(.invalidField, "accuracy \(accuracy) m must be -1 (unknown) or 0…\(Int(maxBeaconAccuracy))")
+            }
+        }
         try validateTime(r.timestamp, now: now)
         return BeaconIdentity(uuid: uuid, major: r.major, minor: r.minor)
     }
@@ -54,10 +84,21 @@ public struct ReportValidator: Sendable {
         try validateTime(f.timestamp, now: now)
     }
 
+    /// At most `maxFutureSeconds` ahead of `now` and `maxAgeSeconds` behind it, both inclusive.
     func validateTime(_ t: Timestamp, now: Timestamp) throws(ServiceError) {
         let skew = t.seconds(since: now)
-        guard skew <= maxFutureSeconds else { throw ServiceError(.invalidField, "timestamp \(t) is \(Int(skew)) s in the future") }
-        guard -skew <= maxAgeSeconds else { throw ServiceError(.invalidField, "timestamp \(t) is \(Int(-skew)) s old; the limit is \(Int(maxAgeSeconds)) s") }
+        guard skew <= maxFutureSeconds else {
+            throw ServiceError(.invalidField, "timestamp \(t) is \(Self.seconds(skew)) s in the future; the limit is \(Self.seconds(maxFutureSeconds)) s")
+        }
+        guard -skew <= maxAgeSeconds else {
+            throw ServiceError(.invalidField, "timestamp \(t) is \(Self.seconds(-skew)) s old; the limit is \(Self.seconds(maxAgeSeconds)) s")
+        }
+    }
+
+    /// Whole seconds as "61", others to the millisecond ("60.001"), so a refusal just past a
+    /// limit never reads as the limit itself.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value)
     }
 
     /// The UUID in canonical upper case, or nil when it is not 8-4-4-4-12 hex digits.

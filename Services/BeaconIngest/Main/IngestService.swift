@@ -24,7 +24,7 @@ final class IngestService {
     ]
 
     private let host: ServiceHost
-    private let engine = IngestEngine()
+    private let engine: IngestEngine
     private let shards: Int
     /// The one shard this instance serves, or nil for all.
     private let ownedShard: Int?
@@ -38,8 +38,9 @@ final class IngestService {
         (Topic.sighting(shard: $0), Topic.location(shard: $0), Topic.device(shard: $0))
     }
 
-    init(host: ServiceHost, shards: Int, ownedShard: Int?, fixEndpoints: [String]) {
+    init(host: ServiceHost, shards: Int, ownedShard: Int?, smoothingWindow: Double, fixEndpoints: [String]) {
         self.host = host
+        self.engine = IngestEngine(smoothingWindow: smoothingWindow)
         self.shards = shards
         self.ownedShard = ownedShard
         self.fixEndpoints = fixEndpoints
@@ -83,9 +84,7 @@ final class IngestService {
     /// Their status changes commit together (one commit per batch, not per device), and only then
     /// are the sightings published, so a device's status always reaches the bus before its sightings.
     private func ingest(_ batch: IngestBatch) throws -> IngestBatchResult {
-        guard batch.reports.count <= 1_000 else { throw ServiceError(.tooLarge, "a batch carries at most 1000 reports, got \(batch.reports.count)") }
-        let sightings = batch.reports.reduce(0) { $0 + ($1.sightings?.count ?? 0) }
-        guard sightings <= 10_000 else { throw ServiceError(.tooLarge, "a batch carries at most 10000 sightings, got \(sightings)") }
+        try engine.validator.validateBatch(batch)
         var items: [IngestBatchItem] = []
         items.reserveCapacity(batch.reports.count)
         var pending: [Pending] = []

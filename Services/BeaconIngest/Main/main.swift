@@ -9,8 +9,14 @@ let specs = ServiceHost.commonSpecs(service: "beacon-ingest", listenPort: 7410) 
     OptionSpec("fix-endpoints", .string, default: "tcp://127.0.0.1:7425",
                help: "region-monitor's fix endpoints, comma-separated: one for every shard, or one per shard in shard order (fixes go straight there, never over the bus)"),
     OptionSpec("shard", .string, default: "", help: "the shard this instance owns, 0…shards-1; devices of other shards are refused with ingest.wrongShard (empty: every shard)"),
+    OptionSpec("smoothing-window-seconds", .number, default: "10", help: "how long a raw RSSI reading counts in its beacon's average (0.5 for a walk replayed at 20× speed)"),
 ]
 let config = loadConfiguration(program: "beacon-ingest", summary: "ingress for phones: validates, enforces authorization, smooths RSSI", specs: specs)
+let window = config.double("smoothing-window-seconds")
+guard window.isFinite, window > 0 else {
+    FileHandle.standardError.write(Data("beacon-ingest: --smoothing-window-seconds must be a positive number, not \"\(config.string("smoothing-window-seconds"))\"\n".utf8))
+    exit(2)
+}
 do {
     let host = try ServiceHost(service: "beacon-ingest", config: config)
     let shards = max(1, config.int("shards"))
@@ -24,7 +30,7 @@ do {
         FileHandle.standardError.write(Data("beacon-ingest: --fix-endpoints must name one endpoint, or one per shard (\(shards)), not \(fixEndpoints.count)\n".utf8))
         exit(2)
     }
-    let service = IngestService(host: host, shards: shards, ownedShard: Int(owned), fixEndpoints: fixEndpoints)
+    let service = IngestService(host: host, shards: shards, ownedShard: Int(owned), smoothingWindow: window, fixEndpoints: fixEndpoints)
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }

@@ -32,6 +32,11 @@ public struct DeviceStatusReport: Codable, Sendable, Equatable {
 }
 
 /// One raw ranging result, as `CLBeacon` delivers it.
+///
+/// `proximity` and `accuracy` are the phone's own estimate and are optional: older clients and
+/// gateways send neither. beacon-ingest's estimate from the smoothed RSSI decides the sighting's
+/// proximity and accuracy; the phone's values stand in only when the server has no usable RSSI
+/// for the beacon (every reading in the smoothing window was 0, "unreadable").
 public struct RangingReport: Codable, Sendable, Equatable {
     public var uuid: String
     public var major: Int
@@ -39,14 +44,59 @@ public struct RangingReport: Codable, Sendable, Equatable {
     public var rssi: Int
     public var measuredPower: Int
     public var timestamp: Timestamp
+    /// The phone's proximity class (`CLBeacon.proximity`), when it sends one.
+    public var proximity: Proximity? {
+        didSet { unrecognizedProximity = nil }
+    }
+    /// The phone's distance estimate in metres (`CLBeacon.accuracy`), when it sends one; -1 is
+    /// Core Location's "unknown" and goes only with proximity `unknown`.
+    public var accuracy: Double?
+    /// A `proximity` text this build does not know, kept as sent (and `proximity` left nil).
+    /// Decoding does not refuse it, so that only this item is refused, by the validator, with
+    /// its index, instead of the whole request. Setting `proximity` clears it.
+    public internal(set) var unrecognizedProximity: String?
 
-    public init(uuid: String, major: Int, minor: Int, rssi: Int, measuredPower: Int, timestamp: Timestamp) {
+    public init(uuid: String, major: Int, minor: Int, rssi: Int, measuredPower: Int, timestamp: Timestamp,
+                proximity: Proximity? = nil, accuracy: Double? = nil) {
         self.uuid = uuid
         self.major = major
         self.minor = minor
         self.rssi = rssi
         self.measuredPower = measuredPower
         self.timestamp = timestamp
+        self.proximity = proximity
+        self.accuracy = accuracy
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case uuid, major, minor, rssi, measuredPower, timestamp, proximity, accuracy
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        uuid = try container.decode(String.self, forKey: .uuid)
+        major = try container.decode(Int.self, forKey: .major)
+        minor = try container.decode(Int.self, forKey: .minor)
+        rssi = try container.decode(Int.self, forKey: .rssi)
+        measuredPower = try container.decode(Int.self, forKey: .measuredPower)
+        timestamp = try container.decode(Timestamp.self, forKey: .timestamp)
+        accuracy = try container.decodeIfPresent(Double.self, forKey: .accuracy)
+        if let text = try container.decodeIfPresent(String.self, forKey: .proximity) {
+            proximity = Proximity(rawValue: text)
+            unrecognizedProximity = proximity == nil ? text : nil
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uuid, forKey: .uuid)
+        try container.encode(major, forKey: .major)
+        try container.encode(minor, forKey: .minor)
+        try container.encode(rssi, forKey: .rssi)
+        try container.encode(measuredPower, forKey: .measuredPower)
+        try container.encode(timestamp, forKey: .timestamp)
+        try container.encodeIfPresent(proximity?.rawValue ?? unrecognizedProximity, forKey: .proximity)
+        try container.encodeIfPresent(accuracy, forKey: .accuracy)
     }
 }
 
