@@ -58,7 +58,7 @@ for _ in $(seq 1 50); do
     cat >&2 <<MSG
 
 Campus Café is up: bus tcp://127.0.0.1:7401 (publish) / 7402 (subscribe), beacon-ingest :7410,
-region-monitor :7420, order-service :7430, kitchen-display :7440, notification-service :7450.
+region-monitor :7420 (fixes :7425), order-service :7430, kitchen-display :7440, notification-service :7450.
 Data and logs: $data/   cafectl: $bin/cafectl   Watch everything: $bin/cafectl tail ""
 MSG
     if [ "$detach" -eq 1 ]; then echo "detached; stop with deploy/stop-local.sh" >&2; exit 0; fi
