@@ -30,11 +30,19 @@ phone / kiosk:
   cafectl notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]
   cafectl inbox --device D [--since <notification-id>]
 
-kitchen and location:
+kitchen:
   cafectl kds tickets [--cafe C] [--station S] [--all true]
   cafectl kds start <ticket-id>       cafectl kds bump <ticket-id>
-  cafectl monitor identifiers         cafectl monitor record <identifier> --device D
-  cafectl nearest --device D
+
+location (region-monitor):
+  cafectl monitor list
+  cafectl monitor open <name> --owner O           cafectl monitor close <name> --owner O
+  cafectl monitor add <name> <identifier> --owner O [--device D] [--assume satisfied|unsatisfied|unknown]
+                      (--beacon <uuid>[/<major>[/<minor>]] [--exit-seconds N] | --circle <lat>,<lon>,<radius> [--hysteresis M] [--dwell S])
+  cafectl monitor remove <name> <identifier> --owner O
+  cafectl monitor identifiers <name>              cafectl monitor record <name> <identifier> [--device D]
+  cafectl nearest <device>                        the café and station of its nearest beacon, cafés by distance
+  cafectl location confirm <device> --code <url> (--cafe C | --circle <lat>,<lon>,<radius>) [--at <rfc3339>, default now]
 
 endpoints (flag, else env CAFE_<NAME>_ENDPOINT, else the local default):
   --bus tcp://127.0.0.1:7403  --ingest :7410  --region :7420  --orders :7430  --kitchen :7440  --notify :7450
