@@ -14,13 +14,15 @@ struct CafectlWalkTests {
 
     /// A bus and beacon-ingest serving shard 0 of 2; returns the ingest endpoint.
     static func startIngest(_ children: ChildProcesses) throws -> String {
-        let ports = try LoopbackPorts.free(4)
-        let (xsub, xpub, bus, ingest) = ("tcp://127.0.0.1:\(ports[0])", "tcp://127.0.0.1:\(ports[1])", "tcp://127.0.0.1:\(ports[2])", "tcp://127.0.0.1:\(ports[3])")
+        let endpoints = try LoopbackPorts.free(5).map { "tcp://127.0.0.1:\($0)" }
+        let (xsub, xpub, bus, ingest, fixes) = (endpoints[0], endpoints[1], endpoints[2], endpoints[3], endpoints[4])
         try children.start("bus", executable: "bus", arguments: ["--xsub", xsub, "--xpub", xpub, "--listen", bus])
+        // Fixes go to a port nobody listens on, never to a region-monitor that may run on this
+        // machine's default one (set through the environment, which a build without the option ignores).
         try children.start("beacon-ingest", executable: "beacon-ingest",
                            arguments: ["--listen", ingest, "--bus-pub", xsub, "--bus-sub", xpub, "--data-dir", try children.folder("ingest").path,
                                        "--shards", "2", "--shard", "0"],
-                           environment: environmentWithoutCafeVariables())
+                           environment: environmentWithoutCafeVariables().merging(["CAFE_FIX_ENDPOINTS": fixes]) { $1 })
         _ = try children.waitHealthy("bus", endpoint: bus)
         _ = try children.waitHealthy("beacon-ingest", endpoint: ingest)
         return ingest
