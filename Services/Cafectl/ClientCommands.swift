@@ -120,19 +120,8 @@ struct ClientCommands {
             let query = InboxQuery(deviceId: try args.required("device"), sinceId: args.string("since"), limit: try args.int("limit", default: 50))
             try args.checkAllUsed()
             _ = try call("notify", Op.inboxList, query, as: InboxReply.self)
-        case ("monitor", "identifiers"):
-            let query = MonitorQuery(monitor: args.string("monitor") ?? "campus")
-            try args.checkAllUsed()
-            _ = try call("region", Op.monitorIdentifiers, query, as: MonitorIdentifiers.self)
-        case ("monitor", "record"):
-            guard words.count == 3 else { throw UsageError("usage: cafectl monitor record <identifier> --device D") }
-            let query = RecordQuery(monitor: args.string("monitor") ?? "campus", identifier: words[2], deviceId: try args.required("device"))
-            try args.checkAllUsed()
-            _ = try call("region", Op.monitorRecord, query, as: MonitorRecord.self)
-        case ("nearest", _):
-            let query = DeviceQuery(deviceId: try args.required("device"))
-            try args.checkAllUsed()
-            _ = try call("region", Op.nearestGet, query, as: NearestBeacon.self)
+        case ("monitor", _), ("nearest", _), ("location", _):
+            try runLocation(&args)
         default:
             throw UsageError("unknown command \"\(words.joined(separator: " "))\" (see cafectl help)")
         }

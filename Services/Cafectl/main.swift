@@ -30,11 +30,25 @@ phone / kiosk:
   cafectl notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]
   cafectl inbox --device D [--since <notification-id>]
 
-kitchen and location:
+kitchen:
   cafectl kds tickets [--cafe C] [--station S] [--all true]
   cafectl kds start <ticket-id>       cafectl kds bump <ticket-id>
-  cafectl monitor identifiers         cafectl monitor record <identifier> --device D
-  cafectl nearest --device D
+
+location (region-monitor):
+  cafectl monitor list
+  cafectl monitor open <name> --owner O           cafectl monitor close <name> --owner O
+  cafectl monitor add <name> <identifier> --owner O [--device D] [--assume satisfied|unsatisfied|unknown]
+                      (--beacon <uuid>[/<major>[/<minor>]] [--exit-seconds N] | --circle <lat>,<lon>,<radius> [--hysteresis M] [--dwell S])
+  cafectl monitor remove <name> <identifier> --owner O
+  cafectl monitor identifiers <name>              cafectl monitor record <name> <identifier> [--device D]
+  cafectl nearest <device>                        the café and station of its nearest beacon, cafés by distance
+  cafectl location confirm <device> --code <url> (--cafe C | --circle <lat>,<lon>,<radius>) [--at <rfc3339>, default now]
+  cafectl walk --device D [--seed 1] [--speed 1] [--from caffe-macs] [--to macs-coffee] [--campus deploy/campus.json]
+      replays a seeded phone walk to beacon-ingest, one ingest.report per walk second: car park, 20 s at the counter
+      of --from, 20 s at the counter of --to, away (392 s for the demo campus at --speed 1). --campus defaults to
+      env CAFE_CAMPUS, else deploy/campus.json. At --speed X the platform must run with its time constants divided
+      by X: beacon-ingest --smoothing-window-seconds 10/X; region-monitor --beacon-exit-seconds 30/X,
+      --nearest-freshness-seconds 10/X and --tick-seconds 0.5/X (at --speed 20: 0.5, 1.5, 0.5, 0.025).
 
 endpoints (flag, else env CAFE_<NAME>_ENDPOINT, else the local default):
   --bus tcp://127.0.0.1:7403  --ingest :7410  --region :7420  --orders :7430  --kitchen :7440  --notify :7450
@@ -63,6 +77,8 @@ do {
         exit(try HealthCommand.run(&args, endpoints: endpoints))
     case "request":
         exit(try RawRequestCommand.run(&args, endpoints: endpoints))
+    case "walk":
+        exit(try WalkCommand.run(&args, endpoints: endpoints))
     default:
         let pretty = try args.bool("pretty", default: false)
         try ClientCommands(endpoints: endpoints, context: try Context(), pretty: pretty).run(&args)
