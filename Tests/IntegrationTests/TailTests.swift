@@ -129,7 +129,7 @@ struct TailTests {
 }
 
 /// One `cafectl tail` process with its output in files.
-private final class TailProcess {
+final class TailProcess {
     struct Line {
         var topic: String
         var stream: String
@@ -191,7 +191,7 @@ private final class TailProcess {
 }
 
 /// How many subscribe and unsubscribe messages the bus has passed on to the publishers.
-private func busSubscriptionChanges(_ platform: Platform, context: Context) throws -> Int {
+func busSubscriptionChanges(_ platform: Platform, context: Context) throws -> Int {
     let client = RequestClient(context: context, endpoint: platform.endpoint("bus"), timeoutMilliseconds: 2_000)
     defer { client.close() }
     return Int(try client.call(Op.health, Empty(), as: HealthStatus.self).details["subscriptionChanges"] ?? "") ?? 0

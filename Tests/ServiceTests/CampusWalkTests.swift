@@ -1,156 +1,143 @@
 import BeaconIngestCore
+import Campus
 import Foundation
 import Messages
 import RegionMonitorCore
 import Testing
 
-/// A phone walks from the car park to Caffè Macs, on to its coffee station 40 m away, and out
-/// again, ranging once a second with noisy RSSI. Raw readings go through beacon-ingest's engine
-/// (smoothing, distance, proximity) and then region-monitor's, which is ticked every second.
+/// A phone walks from the car park into Caffè Macs, on to its coffee station 40 m away, and out
+/// again (`CampusWalk`: ranging once a second with noisy RSSI and unreadable readings, a GPS fix
+/// once a second with scatter). Raw reports go through beacon-ingest's engine (authorization,
+/// smoothing, distance, proximity) and then region-monitor's, with the campus monitor exactly as
+/// the service builds it, ticked every second.
 @Suite("A walk across campus")
 struct CampusWalkTests {
-    static let macsBeacon = BeaconIdentity(uuid: campusUUID, major: 1, minor: 2)   // Caffè Macs salad bar
-    static let coffeeBeacon = BeaconIdentity(uuid: campusUUID, major: 2, minor: 1) // coffee station espresso bar
-    static let measuredPower = -59
-    /// Beyond this a phone does not hear a beacon at all.
-    static let range = 35.0
+    static let catalog = try! DemoCampus.load()
     static let exitTimeout = 30.0
 
-    /// Where the phone is along the path at second `t`: Caffè Macs' beacon at 0 m, the coffee
-    /// station's at 40 m; the path runs 1 m beside both.
-    static func position(_ t: Int) -> Double {
-        let t = Double(t)
-        switch t {
-        case ..<40: return -60 + 58 * t / 40          // from the car park toward Caffè Macs
-        case ..<60: return -1                          // at the counter
-        case ..<100: return -1 + (t - 60)              // on to the coffee station
-        case ..<120: return 39                         // at the coffee bar
-        case ..<160: return 39 + 61 * (t - 120) / 40   // out of the building
-        default: return 100                            // gone
-        }
+    /// One event or nearest change, as `cafectl tail region.` would show it.
+    struct Step: Equatable, CustomStringConvertible {
+        var second: Int
+        var what: String
+        var description: String { "t=\(second) \(what)" }
     }
 
-    static func distance(_ t: Int, to beacon: BeaconIdentity) -> Double {
-        let x = position(t) - (beacon.major == 1 ? 0 : 40)
-        return (x * x + 1).squareRoot()
-    }
-
-    static func heard(_ t: Int, _ beacon: BeaconIdentity) -> Bool { distance(t, to: beacon) <= range }
-
-    enum Step: Equatable, CustomStringConvertible {
-        case event(Int, String, ConditionState, BeaconIdentity?)
-        case nearest(Int, BeaconIdentity?)
-
-        var description: String {
-            switch self {
-            case let .event(t, id, state, refinement): "t=\(t) \(id) \(state.rawValue) \(refinement.map { "\($0.major)/\($0.minor)" } ?? "-")"
-            case let .nearest(t, beacon): "t=\(t) nearest \(beacon.map { "\($0.major)/\($0.minor)" } ?? "none")"
-            }
-        }
-
-        var time: Int {
-            switch self {
-            case let .event(t, _, _, _), let .nearest(t, _): t
-            }
-        }
-
-        /// The step without its time.
-        var what: String { description.split(separator: " ", maxSplits: 1)[1].description }
-    }
-
-    /// Runs the walk and returns every region event and nearest change, in order.
+    /// Every region event and nearest change of the walk, in order.
     static func walk(seed: UInt64) throws -> [Step] {
-        var noise = LCG(seed: seed)
+        let walk = try CampusWalk(catalog: catalog, seed: seed)
         let ingest = IngestEngine()
-        let conditions = [
-            BeaconCondition(identifier: "macs", uuid: campusUUID, major: 1, exitTimeout: exitTimeout),
-            BeaconCondition(identifier: "coffee", uuid: campusUUID, major: 2, exitTimeout: exitTimeout),
-            BeaconCondition(identifier: "campus", uuid: campusUUID.lowercased(), exitTimeout: exitTimeout),
-        ]
-        let region = try RegionEngine(monitor: "campus", conditions: conditions)
+        var settings = RegionSettings()
+        settings.exitTimeout = exitTimeout
+        let region = RegionEngine(settings: settings)
+        region.declareBuiltIn("campus")
+        for spec in ConditionSpec.campus(catalog, monitor: "campus") { try region.add(spec, owner: nil, now: t0) }
         var known: DeviceStatus?
         var steps: [Step] = []
-
-        func record(_ effects: RegionEffects, at t: Int) {
-            steps += effects.events.map { .event(t, $0.identifier, $0.state, $0.refinement) }
-            steps += effects.nearest.map { .nearest(t, $0.beacon) }
+        func record(_ effects: RegionEffects, at second: Int) {
+            steps += effects.events.map { Step(second: second, what: describe($0)) }
+            steps += effects.nearest.map { Step(second: second, what: describe($0)) }
         }
-
-        for t in 0...200 {
-            let now = Timestamp.at(Double(t))
-            var readings: [RangingReport] = []
-            for beacon in [macsBeacon, coffeeBeacon] where heard(t, beacon) {
-                let ideal = Double(measuredPower) - 20 * log10(distance(t, to: beacon))
-                // About one reading in twelve is unreadable (CLBeacon reports 0); the rest are ±3 dB off.
-                let rssi = noise.next(in: 0...11) == 0 ? 0 : min(-1, Int(ideal.rounded()) + noise.next(in: -3...3))
-                readings.append(RangingReport(uuid: beacon.uuid.lowercased(), major: beacon.major, minor: beacon.minor, rssi: rssi,
-                                              measuredPower: measuredPower, timestamp: now))
-            }
-            let status = known == nil ? DeviceStatusReport(authorization: .always, foreground: true) : nil
-            let outcome = try ingest.process(IngestReport(deviceId: "phone-1", status: status, sightings: readings), known: known, now: now)
-            #expect(outcome.result.rejected == 0)
+        for step in walk.steps(start: t0) {
+            let now = t0.adding(seconds: Double(step.second))
+            let outcome = try ingest.process(IngestReport(deviceId: "phone-1", status: step.status, sightings: step.sightings, fixes: step.fixes),
+                                             known: known, now: now)
+            #expect(outcome.result.rejected == 0, "t=\(step.second): \(outcome.result.rejections)")
             known = outcome.changedStatus ?? known
-            for sighting in outcome.sightings { record(region.sighting(sighting), at: t) }
-            record(region.tick(now: now), at: t)
+            for sighting in outcome.sightings { record(region.sighting(sighting), at: step.second) }
+            for fix in outcome.fixes { record(region.fix(fix), at: step.second) }
+            record(region.tick(now: now), at: step.second)
             ingest.expire(now: now)
         }
         return steps
     }
 
-    /// The first and last second the phone hears `beacon`.
-    static func heardSpan(_ beacon: BeaconIdentity) -> (first: Int, last: Int) {
-        let seconds = (0...200).filter { heard($0, beacon) }
-        return (seconds.first!, seconds.last!)
+    static func describe(_ event: RegionEvent) -> String {
+        "\(event.identifier) \(event.state.rawValue)" + (event.refinement.map { " \($0.major)/\($0.minor)" } ?? "")
+            + (event.flags.isEmpty ? "" : " " + event.flags.map(\.rawValue).joined(separator: ","))
     }
 
-    /// The first second the phone is truly within `metres` of `beacon`.
-    static func firstWithin(_ metres: Double, of beacon: BeaconIdentity) -> Int {
-        (0...200).first { distance($0, to: beacon) < metres }!
+    static func describe(_ nearest: NearestBeacon) -> String {
+        "nearest " + (nearest.beacon.map { "\($0.major)/\($0.minor)" } ?? "none")
     }
 
-    @Test("the path itself: when each beacon is in range and when the phone is at each counter")
-    func path() {
-        #expect(Self.heardSpan(Self.macsBeacon) == (18, 95))
-        #expect(Self.heardSpan(Self.coffeeBeacon) == (67, 143))
-        #expect(Self.firstWithin(4, of: Self.macsBeacon) == 39)
-        #expect(Self.firstWithin(4, of: Self.coffeeBeacon) == 98)
+    /// What each condition goes through, in order, and the nearest beacon's changes: the same for
+    /// every seed. The platform test (`WalkReplayTests`) expects exactly this from `cafectl tail region.`.
+    static let expected: [String: [String]] = [
+        "caffe-macs.area": ["unsatisfied", "satisfied", "unsatisfied"],
+        "macs-coffee.area": ["unsatisfied", "satisfied", "unsatisfied"],
+        "parmer-lane-5.area": ["unsatisfied"],
+        "munich-cafe.area": ["unsatisfied"],
+        "london-cafe.area": ["unsatisfied"],
+        "tokyo-cafe.area": ["unsatisfied"],
+        "caffe-macs": ["satisfied 1/1", "unsatisfied"],
+        "macs-coffee": ["satisfied 2/1", "unsatisfied"],
+        "nearest": ["1/1", "2/1", "none"],
+    ]
+
+    static func perCondition(_ steps: [Step]) -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for step in steps {
+            let (key, rest) = step.what.split(separator: " ", maxSplits: 1).map(String.init).pair
+            result[key, default: []].append(rest)
+        }
+        return result
     }
 
-    @Test("region events and nearest changes, in order and without flapping", arguments: [1, 2, 3, 42, 2020] as [UInt64])
-    func walk(seed: UInt64) throws {
+    @Test("every condition enters and leaves exactly once, nothing flaps", arguments: [1, 2, 3, 42, 2020] as [UInt64])
+    func perConditionSequences(seed: UInt64) throws {
         let steps = try Self.walk(seed: seed)
-        let macs = Self.heardSpan(Self.macsBeacon), coffee = Self.heardSpan(Self.coffeeBeacon)
+        #expect(Self.perCondition(steps) == Self.expected, "\(steps)")
+    }
+
+    @Test("the exact event sequence, and when each event comes", arguments: [1, 2, 3, 42, 2020] as [UInt64])
+    func exactSequence(seed: UInt64) throws {
+        let steps = try Self.walk(seed: seed)
+        let walk = try CampusWalk(catalog: Self.catalog, seed: seed)
+        let macs = walk.beacons[0], coffee = walk.beacons[1]
+        let heardMacs = (0..<walk.duration).filter { walk.distance($0, to: macs) <= CampusWalk.hearingMetres }
+        let heardCoffee = (0..<walk.duration).filter { walk.distance($0, to: coffee) <= CampusWalk.hearingMetres }
         let exit = Int(Self.exitTimeout)
+        func time(_ what: String) -> Int? { steps.first { $0.what == what }?.second }
+        func times(_ what: String) -> [Int] { steps.filter { $0.what == what }.map(\.second) }
 
-        // What happens, in order: each condition enters once and exits once, the nearest beacon
-        // switches once per café and is cleared once the phone has left.
-        #expect(steps.map(\.what) == [
-            "macs satisfied 1/2",     // first heard far away in the car park: monitoring says "around"
-            "campus satisfied 1/2",
-            "nearest 1/2",            // at the Caffè Macs counter
-            "coffee satisfied 2/1",   // the coffee station comes into range while still in Caffè Macs
-            "nearest 2/1",            // at the coffee bar; Caffè Macs far behind
-            "macs unsatisfied -",
-            "coffee unsatisfied -",   // gone: both café conditions, then the campus-wide one
-            "campus unsatisfied -",
-            "nearest none",
-        ], "\(steps)")
-        guard steps.count == 9 else { return }
-
-        // When: entries at the first sighting, exits exactly one exit timeout after the last.
-        #expect(steps[0].time == macs.first && steps[1].time == macs.first)
-        #expect(steps[3].time == coffee.first)
-        #expect(steps[5].time == macs.last + exit)
-        #expect(steps[6].time == coffee.last + exit && steps[7].time == coffee.last + exit)
-        #expect(steps[8].time == coffee.last + exit)
+        // In the car park, the first fix places the phone outside every café's area, in catalog order.
+        #expect(steps.prefix(6).map(\.what) == ["caffe-macs", "macs-coffee", "parmer-lane-5", "munich-cafe", "london-cafe", "tokyo-cafe"]
+                .map { "\($0).area unsatisfied" })
+        #expect(steps.prefix(6).allSatisfy { $0.second == 0 })
+        // Then, in this order: into Caffè Macs' area (GPS, ~110 m out), its beacons heard (35 m),
+        // its counter (near), the coffee station's beacons, the coffee bar; leaving: Caffè Macs'
+        // beacons time out first, then the coffee station's with the nearest answer, and the
+        // areas once the phone is past their radius plus the hysteresis.
+        let entering = ["caffe-macs.area satisfied", "caffe-macs satisfied 1/1", "nearest 1/1", "macs-coffee satisfied 2/1", "nearest 2/1"]
+        let order = entering.compactMap(time)
+        #expect(order.count == entering.count && order == order.sorted(), "\(steps)")
+        #expect(time("caffe-macs satisfied 1/1") == heardMacs.first)
+        #expect(time("macs-coffee satisfied 2/1") == heardCoffee.first)
+        // The beacon conditions exit exactly one exit timeout after the last reading, fired by the timer.
+        #expect(time("caffe-macs unsatisfied") == heardMacs.last! + exit)
+        #expect(time("macs-coffee unsatisfied") == heardCoffee.last! + exit)
+        #expect(time("nearest none") == heardCoffee.last! + exit)
         // The nearest beacon follows the phone within the smoothing window, never ahead of it.
-        let atMacs = Self.firstWithin(4, of: Self.macsBeacon), atCoffee = Self.firstWithin(4, of: Self.coffeeBeacon)
-        #expect((atMacs...(atMacs + 10)).contains(steps[2].time), "\(steps[2])")
-        #expect((atCoffee...(atCoffee + 10)).contains(steps[4].time), "\(steps[4])")
+        let atMacs = (0..<walk.duration).first { walk.distance($0, to: macs) < 4 }!
+        let atCoffee = (0..<walk.duration).first { walk.distance($0, to: coffee) < 4 }!
+        #expect((atMacs...(atMacs + 10)).contains(time("nearest 1/1") ?? -1))
+        #expect((atCoffee...(atCoffee + 10)).contains(time("nearest 2/1") ?? -1))
+        // Each area is left once, past its radius plus the 20 m hysteresis (give or take the scatter).
+        for (area, radius) in [("caffe-macs.area", 120.0), ("macs-coffee.area", 60.0)] {
+            let left = try #require(times("\(area) unsatisfied").last)
+            let beacon = area.hasPrefix("caffe") ? macs : coffee
+            #expect((radius + 20 - 15...radius + 20 + 25).contains(walk.distance(left, to: beacon)), "\(area) left at \(walk.distance(left, to: beacon)) m")
+        }
+        #expect(steps.count == 17, "\(steps)")
     }
 
     @Test("the same seed gives the same walk")
     func deterministic() throws {
         #expect(try Self.walk(seed: 7) == Self.walk(seed: 7))
     }
+}
+
+private extension Array where Element == String {
+    /// The first element and the rest ("" when there is none).
+    var pair: (String, String) { (first ?? "", count > 1 ? self[1] : "") }
 }
