@@ -27,8 +27,10 @@ extension OrderService {
     }
 
     /// A customer entering the café of one of their open orders: the kitchen sees "customer here".
+    /// Only the campus monitor's beacon conditions (identifier = café id) count: its `<id>.area`
+    /// circles are far wider than a café, and another monitor's identifiers mean what its owner says.
     private func arrival(_ event: RegionEvent) throws {
-        guard event.state == .satisfied else { return }
+        guard event.state == .satisfied, event.monitor == "campus" else { return }
         let rows = try db.query("SELECT snapshot FROM orders WHERE device_id = ? AND cafe_id = ? AND state IN ('placed','accepted','preparing','ready')",
                                 event.deviceId, event.identifier)
         for row in rows {
