@@ -154,7 +154,7 @@ public struct CampusWalk: Sendable {
     /// 0.05 = 20× faster). The noise depends on the seed only, never on `start` or `scale`.
     public func steps(start: Timestamp, scale: Double = 1) -> [Step] {
         precondition(scale > 0, "a walk's time scale must be above 0")
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         return (0..<duration).map { second in
             let at = start.adding(seconds: Double(second) * scale)
             var sightings: [RangingReport] = []
@@ -176,7 +176,7 @@ public struct CampusWalk: Sendable {
 
     /// A GPS fix scattered around the true position: sigma is half the reported accuracy, which is
     /// 5–10 m outdoors and 15–30 m indoors.
-    private func fix(_ second: Int, at: Timestamp, random: inout SplitMix64) -> FixReport {
+    private func fix(_ second: Int, at: Timestamp, random: inout SeededRandom) -> FixReport {
         let indoors = beacons.contains { distance(second, to: $0) <= Self.indoorMetres }
         let accuracy = indoors ? 15 + 15 * random.unit() : 5 + 5 * random.unit()
         let (scatterEast, scatterNorth) = random.gaussianPair()
@@ -185,34 +185,5 @@ public struct CampusWalk: Sendable {
         let north = forward.north * along + side.north * Self.sideMetres + scatterNorth * accuracy / 2
         return FixReport(latitude: from.latitude + north / Self.metresPerDegree, longitude: from.longitude + east / metresPerDegreeLongitude,
                          horizontalAccuracy: accuracy, precise: true, timestamp: at)
-    }
-}
-
-/// SplitMix64: small, fast and the same on every platform and Swift release (the standard
-/// library's `random(in:using:)` may change how it draws).
-private struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in 0 ..< 1.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
-
-    /// A whole number in `range`, uniformly (the modulo bias is below 10⁻¹⁷).
-    mutating func integer(in range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-
-    /// Two independent standard normal samples (Box–Muller).
-    mutating func gaussianPair() -> (Double, Double) {
-        let radius = (-2 * log(1 - unit())).squareRoot()   // 1 - unit() is in (0, 1]: log never sees 0
-        let angle = 2 * Double.pi * unit()
-        return (radius * cos(angle), radius * sin(angle))
     }
 }

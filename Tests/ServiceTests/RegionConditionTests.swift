@@ -1,3 +1,4 @@
+import Campus
 import Foundation
 import Messages
 import RegionMonitorCore
@@ -85,7 +86,7 @@ struct RegionConditionTests {
         var events: [RegionEvent] = []
         // Walking in from 300 m to the center, then out to 300 m, 1 m/s, a fix a second with ±12 m
         // of scatter around the true position and a 10 m uncertainty.
-        var random = SplitMix(seed: 9)
+        var random = SeededRandom(seed: 9)
         for second in 0...600 {
             let truth = second <= 300 ? 300 - Double(second) : Double(second - 300)
             let scatter = (random.unit() * 2 - 1) * 12
@@ -359,21 +360,4 @@ struct RegionConditionTests {
         #expect(engine.fix(Self.fix(0, accuracy: 300, precise: false, at: 1)).events.isEmpty)
         #expect(engine.fix(Self.fix(0, accuracy: 5, at: 2)).events.map(\.state) == [.satisfied])
     }
-}
-
-/// SplitMix64: a small seeded generator for reproducible noise.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
