@@ -20,7 +20,7 @@ public struct ReportValidator: Sendable {
 
     /// Device ids: 1–64 of A–Z, a–z, 0–9, "-" and "_".
     public func validateDeviceID(_ id: String) throws(ServiceError) {
-        guard Self.isToken(id, max: 64) else {
+        guard TextRules.isToken(id, max: 64) else {
             throw ServiceError(.invalidField, "deviceId must be 1–64 characters of A–Z, a–z, 0–9, - and _")
         }
     }
@@ -48,7 +48,7 @@ public struct ReportValidator: Sendable {
 
     /// A ranging report's fields; returns the beacon identity with the UUID in canonical form.
     public func validate(_ r: RangingReport, now: Timestamp) throws(ServiceError) -> BeaconIdentity {
-        guard let uuid = Self.canonicalUUID(r.uuid) else {
+        guard let uuid = TextRules.canonicalUUID(r.uuid) else {
             throw ServiceError(.invalidField, "uuid \"\(r.uuid.prefix(40))\" is not a UUID (8-4-4-4-12 hex digits)")
         }
         guard (0...65535).contains(r.major) else { throw ServiceError(.invalidField, "major \(r.major) is outside 0…65535") }
@@ -99,35 +99,5 @@ public struct ReportValidator: Sendable {
     /// limit never reads as the limit itself.
     static func seconds(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value)
-    }
-
-    /// The UUID in canonical upper case, or nil when it is not 8-4-4-4-12 hex digits.
-    /// Checked byte by byte: this runs for every sighting.
-    public static func canonicalUUID(_ text: String) -> String? {
-        var utf8 = text.utf8
-        guard utf8.count == 36 else { return nil }
-        var lower = false
-        var index = 0
-        for byte in utf8 {
-            switch index {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return nil }
-            default:
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "F"): break
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): lower = true
-                default: return nil
-                }
-            }
-            index += 1
-        }
-        if !lower { return text }
-        utf8 = text.utf8
-        return String(decoding: utf8.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f") ? $0 - 32 : $0 }, as: UTF8.self)
-    }
-
-    static func isToken(_ text: String, max: Int) -> Bool {
-        !text.isEmpty && text.utf8.count <= max
-            && text.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 95 }
     }
 }

@@ -116,25 +116,25 @@ public struct RegionEffects: Sendable, Equatable {
 public enum ConditionRules {
     /// Monitor names sit in topics (`region.event.<monitor>.`): no dots.
     public static func validateMonitorName(_ name: String) throws(ServiceError) {
-        guard isName(name, allowingDots: false) else {
+        guard TextRules.isToken(name, max: 64, allowingDots: false) else {
             throw ServiceError(.invalidField, "monitor must be 1–64 characters of A–Z, a–z, 0–9, - and _")
         }
     }
 
     public static func validateIdentifier(_ identifier: String) throws(ServiceError) {
-        guard isName(identifier, allowingDots: true) else {
+        guard TextRules.isToken(identifier, max: 64, allowingDots: true) else {
             throw ServiceError(.invalidField, "identifier must be 1–64 characters of A–Z, a–z, 0–9, ., - and _")
         }
     }
 
     public static func validateOwner(_ owner: String) throws(ServiceError) {
-        guard isName(owner, allowingDots: true) else {
+        guard TextRules.isToken(owner, max: 64, allowingDots: true) else {
             throw ServiceError(.invalidField, "owner must be 1–64 characters of A–Z, a–z, 0–9, ., - and _")
         }
     }
 
     public static func validateDeviceID(_ id: String) throws(ServiceError) {
-        guard isName(id, allowingDots: false) else {
+        guard TextRules.isToken(id, max: 64, allowingDots: false) else {
             throw ServiceError(.invalidField, "deviceId must be 1–64 characters of A–Z, a–z, 0–9, - and _")
         }
     }
@@ -143,7 +143,7 @@ public enum ConditionRules {
     public static func validate(_ condition: Condition) throws(ServiceError) -> Condition {
         switch condition {
         case let .beacon(uuid, major, minor, exitTimeout):
-            guard let canonical = canonicalUUID(uuid) else {
+            guard let canonical = TextRules.canonicalUUID(uuid) else {
                 throw ServiceError(.invalidCondition, "uuid \"\(uuid.prefix(40))\" is not a UUID (8-4-4-4-12 hex digits)")
             }
             if let major, !(0...65535).contains(major) { throw ServiceError(.invalidCondition, "major \(major) is outside 0…65535") }
@@ -165,26 +165,5 @@ public enum ConditionRules {
             }
             return condition
         }
-    }
-
-    static func isName(_ text: String, allowingDots: Bool) -> Bool {
-        !text.isEmpty && text.utf8.count <= 64
-            && text.utf8.allSatisfy {
-                ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 95 || (allowingDots && $0 == 46)
-            }
-    }
-
-    /// The UUID in upper case, or nil when it is not 8-4-4-4-12 hex digits.
-    public static func canonicalUUID(_ text: String) -> String? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return nil }
-        for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard b == UInt8(ascii: "-") else { return nil }
-            } else {
-                guard (b >= 48 && b <= 57) || (b >= 65 && b <= 70) || (b >= 97 && b <= 102) else { return nil }
-            }
-        }
-        return text.uppercased()
     }
 }

@@ -12,9 +12,7 @@ extension RegionEngine {
         let slot = slotFor(f.deviceId, at: at)
         let fix = CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: f.horizontalAccuracy, precise: f.precise, at: at)
         let latest = devices[slot].fixes.last?.at ?? Int64.min
-        let position = devices[slot].fixes.lastIndex { $0.at <= at }.map { $0 + 1 } ?? 0
-        devices[slot].fixes.insert(fix, at: position)
-        if devices[slot].fixes.count > settings.fixesPerDevice { devices[slot].fixes.removeFirst(devices[slot].fixes.count - settings.fixesPerDevice) }
+        keep(fix, slot: slot)
         guard at >= latest else { return effects }
 
         var circles = circleEntriesFor(f.deviceId)
@@ -109,7 +107,12 @@ extension RegionEngine {
     /// Restores a stored fix (for confirmations); it moves no condition.
     public func restoreFix(_ f: LocationFix, now: Timestamp) {
         let slot = slotFor(f.deviceId, at: now.milliseconds)
-        let fix = CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: f.horizontalAccuracy, precise: f.precise, at: f.observedAt.milliseconds)
+        keep(CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: f.horizontalAccuracy, precise: f.precise, at: f.observedAt.milliseconds),
+             slot: slot)
+    }
+
+    /// Files a fix in time order, keeping the newest `fixesPerDevice`.
+    private func keep(_ fix: CompactFix, slot: Int) {
         let position = devices[slot].fixes.lastIndex { $0.at <= fix.at }.map { $0 + 1 } ?? 0
         devices[slot].fixes.insert(fix, at: position)
         if devices[slot].fixes.count > settings.fixesPerDevice { devices[slot].fixes.removeFirst(devices[slot].fixes.count - settings.fixesPerDevice) }
