@@ -44,7 +44,13 @@ let package = Package(
     + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
     + service("BeaconIngest", executable: "beacon-ingest", core: "BeaconIngestCore")
     + service("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
-    + service("OrderService", executable: "order-service", core: "OrderCore")
+    + [
+        // order-service's shell is a library too: tests run it with an injected clock (no-shows,
+        // held places, 24-hour idempotency keys) against a real SQLite file.
+        .target(name: "OrderCore", dependencies: ["Messages", "Campus"], path: "Services/OrderService/Core"),
+        .target(name: "OrderServer", dependencies: ["OrderCore", "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"], path: "Services/OrderService/Server"),
+        .executableTarget(name: "order-service", dependencies: ["OrderServer", "ServiceRuntime", "Campus"], path: "Services/OrderService/Main"),
+    ]
     + service("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
     + service("NotificationService", executable: "notification-service", core: "NotifyCore")
     + [
@@ -53,6 +59,7 @@ let package = Package(
                           path: "Services/LoadTest"),
         .testTarget(name: "SharedTests", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
+        .testTarget(name: "OrderServerTests", dependencies: ["OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite"], path: "Tests/OrderServerTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]

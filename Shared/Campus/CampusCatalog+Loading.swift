@@ -30,7 +30,7 @@ extension CampusCatalog {
         guard UUID(uuidString: beaconUUID) != nil else { throw fail("beaconUUID", "\"\(beaconUUID)\" is not a UUID") }
         guard !cafes.isEmpty else { throw fail("cafes", "at least one café is needed") }
         guard cafe(defaultCafe) != nil else { throw fail("defaultCafe", "no café has id \"\(defaultCafe)\"") }
-        var ids = Set<String>(), majors = Set<Int>()
+        var ids = Set<String>(), majors = Set<Int>(), clipCodes = Set<String>()
         let currencies = Set(Locale.commonISOCurrencyCodes)
         for (index, cafe) in cafes.enumerated() {
             let at = "cafes[\(index)] (\(cafe.id))"
@@ -41,6 +41,10 @@ extension CampusCatalog {
             guard (-180...180).contains(cafe.longitude) else { throw fail("\(at).longitude", "\(cafe.longitude) is outside -180…180") }
             guard cafe.confirmationRadius > 0, cafe.confirmationRadius <= Self.maxConfirmationRadius else {
                 throw fail("\(at).confirmationRadius", "\(cafe.confirmationRadius) m for café \(cafe.id) must be above 0 and at most \(Int(Self.maxConfirmationRadius)) m")
+            }
+            for (c, code) in cafe.clipCodes.enumerated() {
+                guard Self.isClipURL(code) else { throw fail("\(at).clipCodes[\(c)]", "\"\(code.prefix(80))\" must be an https URL of at most 200 characters") }
+                guard clipCodes.insert(code).inserted else { throw fail("\(at).clipCodes[\(c)]", "\(code) is issued twice") }
             }
             guard (0...65535).contains(cafe.beaconMajor) else { throw fail("\(at).beaconMajor", "\(cafe.beaconMajor) is outside 0…65535") }
             guard majors.insert(cafe.beaconMajor).inserted else { throw fail("\(at).beaconMajor", "major \(cafe.beaconMajor) is used by another café") }
@@ -80,6 +84,12 @@ extension CampusCatalog {
             }
             guard !cafe.menu.isEmpty else { throw fail("\(at).menu", "at least one item is needed") }
         }
+    }
+
+    /// An App Clip invocation URL: https, a host, no spaces, at most 200 characters.
+    static func isClipURL(_ text: String) -> Bool {
+        guard text.utf8.count <= 200, !text.contains(" "), let url = URL(string: text), url.scheme == "https", let host = url.host, !host.isEmpty else { return false }
+        return true
     }
 
     static func isIdentifier(_ text: String) -> Bool {

@@ -13,6 +13,9 @@ public struct CampusCatalog: Codable, Sendable, Equatable {
     /// The café with this id.
     public func cafe(_ id: String) -> Cafe? { cafes.first { $0.id == id } }
 
+    /// The café that issued this App Clip code URL.
+    public func cafe(clipCode url: String) -> Cafe? { cafes.first { $0.clipCodes.contains(url) } }
+
     /// The café whose beacons carry this major.
     public func cafe(major: Int) -> Cafe? { cafes.first { $0.beaconMajor == major } }
 }
@@ -25,6 +28,9 @@ public struct Cafe: Codable, Sendable, Equatable {
     public var longitude: Double
     /// App Clip location confirmation radius in metres (at most 500).
     public var confirmationRadius: Double
+    /// The App Clip code URLs this café's counters carry (App Clip Codes, NFC tags, QR codes).
+    /// An App Clip order names the one it was launched from.
+    public var clipCodes: [String]
     /// The iBeacon major value of this café's beacons.
     public var beaconMajor: Int
     public var stations: [Station]

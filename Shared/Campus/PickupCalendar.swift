@@ -24,6 +24,21 @@ public struct PickupCalendar: Sendable {
         return isOpen(weekday: isoWeekday(local.weekday ?? 1), from: minute, to: minute + cafe.pickup.windowMinutes)
     }
 
+    /// Whether `start` falls on the café's window grid (whatever the hours).
+    public func isAligned(_ start: Timestamp) -> Bool {
+        let local = calendar.dateComponents([.hour, .minute, .second], from: start.date)
+        guard local.second == 0, start.milliseconds % 1000 == 0 else { return false }
+        return ((local.hour ?? 0) * 60 + (local.minute ?? 0)) % cafe.pickup.windowMinutes == 0
+    }
+
+    /// Whether the café is open at `time` (local opening hours).
+    public func isOpen(at time: Timestamp) -> Bool {
+        let local = calendar.dateComponents([.weekday, .hour, .minute], from: time.date)
+        let minute = (local.hour ?? 0) * 60 + (local.minute ?? 0)
+        let weekday = isoWeekday(local.weekday ?? 1)
+        return cafe.hours.contains { $0.days.contains(weekday) && $0.openMinute <= minute && minute < $0.closeMinute }
+    }
+
     /// The first `count` window starts that begin after `now`, within opening hours (searching up to 8 days).
     public func windows(after now: Timestamp, count: Int) -> [Timestamp] {
         var result: [Timestamp] = []

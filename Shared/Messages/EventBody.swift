@@ -29,6 +29,8 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
     case orderCancelled = "order.cancelled"
     case orderNoShow = "order.noShow"
     case orderArrived = "order.arrived"
+    /// A guest's App Clip orders moved to the account they signed in with (the state is unchanged).
+    case orderClaimed = "order.claimed"
     case kitchenStarted = "kitchen.started"
     case kitchenBumped = "kitchen.bumped"
     case kitchenReady = "kitchen.ready"
@@ -57,7 +59,7 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
         case (.sightingReported, .sighting), (.locationFix, .locationFix), (.deviceStatus, .deviceStatus),
              (.regionEvent, .region), (.regionNearest, .nearest), (.regionPurged, .purged),
              (.orderPlaced, .order), (.orderAccepted, .order), (.orderPreparing, .order), (.orderReady, .order),
-             (.orderPickedUp, .order), (.orderCancelled, .order), (.orderNoShow, .order), (.orderArrived, .order),
+             (.orderPickedUp, .order), (.orderCancelled, .order), (.orderNoShow, .order), (.orderArrived, .order), (.orderClaimed, .order),
              (.kitchenStarted, .kitchen), (.kitchenBumped, .kitchen), (.kitchenReady, .kitchen), (.kitchenRecalled, .kitchen),
              (.notifyDelivery, .notification), (.notifyUndeliverable, .notification),
              (.heartbeat, .heartbeat), (.deadLetter, .deadLetter):
@@ -75,7 +77,7 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
         case .regionEvent: .region(try container.decode(RegionEvent.self, forKey: key))
         case .regionNearest: .nearest(try container.decode(NearestBeacon.self, forKey: key))
         case .regionPurged: .purged(try container.decode(LocationPurged.self, forKey: key))
-        case .orderPlaced, .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderCancelled, .orderNoShow, .orderArrived:
+        case .orderPlaced, .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderCancelled, .orderNoShow, .orderArrived, .orderClaimed:
             .order(try container.decode(OrderEvent.self, forKey: key))
         case .kitchenStarted, .kitchenBumped, .kitchenReady, .kitchenRecalled:
             .kitchen(try container.decode(KitchenEvent.self, forKey: key))

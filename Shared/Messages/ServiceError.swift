@@ -2,15 +2,19 @@
 public struct ServiceError: Error, Sendable, Codable, Equatable, CustomStringConvertible {
     public let code: String
     public let message: String
+    /// Machine-readable facts a client can act on, e.g. `nextFreeStart` for a full window.
+    public let details: [String: String]?
 
-    public init(_ code: ErrorCode, _ message: String) {
+    public init(_ code: ErrorCode, _ message: String, details: [String: String]? = nil) {
         self.code = code.rawValue
         self.message = message
+        self.details = details
     }
 
-    public init(code: String, message: String) {
+    public init(code: String, message: String, details: [String: String]? = nil) {
         self.code = code
         self.message = message
+        self.details = details
     }
 
     public var description: String { "\(code): \(message)" }
@@ -73,6 +77,18 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let unknownOrder: ErrorCode = "order.unknown"
     public static let illegalTransition: ErrorCode = "order.illegalTransition"
     public static let channelUnsupported: ErrorCode = "order.channelUnsupported"
+    /// A customer acting on an order that is not theirs.
+    public static let notOrderOwner: ErrorCode = "order.notOwner"
+    /// region-monitor did not answer the location confirmation an App Clip payment waits for.
+    public static let confirmationUnavailable: ErrorCode = "order.confirmationUnavailable"
+
+    // App Clips (the names of APActivationPayload's errors, plus the "no" answer).
+    /// The scanned code's URL is not one the catalog issued, or it belongs to another café.
+    public static let clipDoesNotMatch: ErrorCode = "appClip.doesNotMatch"
+    /// Location may not be confirmed: denied or approximate location, or the clip was not launched from a physical code.
+    public static let clipDisallowed: ErrorCode = "appClip.disallowed"
+    /// A fresh precise fix puts the device outside the café's region when the code was scanned.
+    public static let clipNotInRegion: ErrorCode = "appClip.notInRegion"
 
     // Kitchen.
     public static let unknownTicket: ErrorCode = "kitchen.unknownTicket"

@@ -36,7 +36,7 @@ enum Samples {
             .purged(LocationPurged(deviceId: "dev-9", reason: .denied, date: time))
         case .orderPlaced:
             .order(OrderEvent(order: order, previous: nil, reason: nil, at: time))
-        case .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderArrived:
+        case .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderArrived, .orderClaimed:
             .order(OrderEvent(order: order, previous: .placed, reason: nil, at: time))
         case .orderCancelled, .orderNoShow:
             .order(OrderEvent(order: order, previous: .ready, reason: "not collected", at: time))

@@ -21,6 +21,13 @@ public enum MenuChooser {
         }
     }
 
+    /// Whether a rule before "nearest by location" decides (so region-monitor need not be asked).
+    public static func decidesBeforeLocation(_ inputs: Inputs, catalog: CampusCatalog) -> Bool {
+        if case .cafe(let id) = inputs.preference, catalog.cafe(id) != nil { return true }
+        if let major = inputs.nearestBeaconMajor, catalog.cafe(major: major) != nil { return true }
+        return false
+    }
+
     public static func choose(_ inputs: Inputs, catalog: CampusCatalog) -> (cafe: Cafe, rule: MenuRule) {
         if case .cafe(let id) = inputs.preference, let cafe = catalog.cafe(id) { return (cafe, .preferredCafe) }
         if let major = inputs.nearestBeaconMajor, let cafe = catalog.cafe(major: major) { return (cafe, .nearestBeacon) }

@@ -1,10 +1,11 @@
+import Foundation
 import Messages
 
 /// Field rules for order-service requests.
 public enum RequestRules {
     /// Idempotency keys: 8–64 of A–Z, a–z, 0–9, "-" and "_".
     public static func validateIdempotencyKey(_ key: String) throws(ServiceError) {
-        guard (8...64).contains(key.utf8.count), isToken(key) else {
+        guard key.utf8.count >= 8, TextRules.isToken(key, max: 64) else {
             throw ServiceError(.invalidIdempotencyKey, "idempotencyKey must be 8–64 characters of A–Z, a–z, 0–9, - and _")
         }
     }
@@ -20,13 +21,17 @@ public enum RequestRules {
 
     /// User, device and café ids: 1–64 of A–Z, a–z, 0–9, "-" and "_".
     public static func validateID(_ value: String, field: String) throws(ServiceError) {
-        guard (1...64).contains(value.utf8.count), isToken(value) else {
+        guard TextRules.isToken(value, max: 64) else {
             throw ServiceError(.invalidField, "\(field) must be 1–64 characters of A–Z, a–z, 0–9, - and _")
         }
     }
 
-    static func isToken(_ text: String) -> Bool {
-        text.utf8.allSatisfy { isAlphanumeric($0) || $0 == 45 || $0 == 95 }
+    /// A free-text reason (a cancellation): 1–200 characters, no control characters.
+    public static func validateReason(_ reason: String) throws(ServiceError) {
+        guard !reason.trimmingCharacters(in: .whitespaces).isEmpty, reason.count <= 200,
+              !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ServiceError(.invalidField, "reason must be 1–200 characters without control characters")
+        }
     }
 
     static func isAlphanumeric(_ c: UInt8) -> Bool {

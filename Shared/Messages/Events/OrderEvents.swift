@@ -60,8 +60,10 @@ public struct OrderSnapshot: Codable, Sendable, Equatable {
     public var placedAt: Timestamp
     /// The customer's arrival was seen (region event) — the kitchen shows "customer here".
     public var customerHere: Bool
+    /// For an App Clip order: the URL of the code scanned at the café, confirmed by region-monitor.
+    public var clipCode: String?
 
-    public init(orderId: String, cafeId: String, cafeName: String, timeZone: String, currency: String, channel: OrderChannel, userId: String?, deviceId: String?, state: OrderState, lines: [OrderLine], total: Int64, pickupStart: Timestamp, pickupEnd: Timestamp, placedAt: Timestamp, customerHere: Bool) {
+    public init(orderId: String, cafeId: String, cafeName: String, timeZone: String, currency: String, channel: OrderChannel, userId: String?, deviceId: String?, state: OrderState, lines: [OrderLine], total: Int64, pickupStart: Timestamp, pickupEnd: Timestamp, placedAt: Timestamp, customerHere: Bool, clipCode: String? = nil) {
         self.orderId = orderId
         self.cafeId = cafeId
         self.cafeName = cafeName
@@ -77,6 +79,7 @@ public struct OrderSnapshot: Codable, Sendable, Equatable {
         self.pickupEnd = pickupEnd
         self.placedAt = placedAt
         self.customerHere = customerHere
+        self.clipCode = clipCode
     }
 }
 

@@ -214,7 +214,9 @@ public struct PlaceOrderRequest: Codable, Sendable, Equatable {
     public var items: [OrderItemRequest]
     public var paymentToken: String?
     public var locale: String
-    public init(idempotencyKey: String, channel: OrderChannel, userId: String?, deviceId: String?, cafeId: String, reservationId: String, items: [OrderItemRequest], paymentToken: String?, locale: String) {
+    /// App Clip orders: the code the clip was launched from.
+    public var clip: ClipLaunch?
+    public init(idempotencyKey: String, channel: OrderChannel, userId: String?, deviceId: String?, cafeId: String, reservationId: String, items: [OrderItemRequest], paymentToken: String?, locale: String, clip: ClipLaunch? = nil) {
         self.idempotencyKey = idempotencyKey
         self.channel = channel
         self.userId = userId
@@ -224,6 +226,7 @@ public struct PlaceOrderRequest: Codable, Sendable, Equatable {
         self.items = items
         self.paymentToken = paymentToken
         self.locale = locale
+        self.clip = clip
     }
 }
 
@@ -246,5 +249,95 @@ public struct OrderView: Codable, Sendable, Equatable {
         self.order = order
         self.total = total
         self.pickupLabel = pickupLabel
+    }
+}
+
+/// How an App Clip was invoked (APActivationPayload). Only a physical code at the café can have
+/// its location confirmed; a clip opened from Safari, Messages, Maps or Spotlight cannot.
+public enum ClipInvocation: String, Codable, Sendable, CaseIterable {
+    case appClipCode, nfc, qrCode, safari, messages, maps, spotlight
+
+    public var isPhysicalCode: Bool { self == .appClipCode || self == .nfc || self == .qrCode }
+}
+
+/// The launch an App Clip order comes from: the code's URL, how it was scanned, and when.
+public struct ClipLaunch: Codable, Sendable, Equatable {
+    /// The invocation URL, one the catalog issued for a café (`Cafe.clipCodes`).
+    public var url: String
+    public var invocation: ClipInvocation
+    /// When the code was scanned: region-monitor confirms where the phone was then.
+    public var acquiredAt: Timestamp
+    public init(url: String, invocation: ClipInvocation, acquiredAt: Timestamp) {
+        self.url = url
+        self.invocation = invocation
+        self.acquiredAt = acquiredAt
+    }
+}
+
+/// `order.cancel`: by the customer (before preparing; their userId or deviceId must match the
+/// order) or by the kitchen (any time before pickup, with a reason).
+public struct CancelOrderRequest: Codable, Sendable, Equatable {
+    public enum Actor: String, Codable, Sendable, CaseIterable { case customer, kitchen }
+    public var orderId: String
+    public var by: Actor
+    public var userId: String?
+    public var deviceId: String?
+    public var reason: String?
+    public var locale: String?
+    public init(orderId: String, by: Actor, userId: String? = nil, deviceId: String? = nil, reason: String? = nil, locale: String? = nil) {
+        self.orderId = orderId
+        self.by = by
+        self.userId = userId
+        self.deviceId = deviceId
+        self.reason = reason
+        self.locale = locale
+    }
+}
+
+/// One row of an order's audit trail.
+public struct AuditEntry: Codable, Sendable, Equatable {
+    public var from: OrderState?
+    public var to: OrderState
+    public var actor: String
+    public var reason: String?
+    public var at: Timestamp
+    public init(from: OrderState?, to: OrderState, actor: String, reason: String?, at: Timestamp) {
+        self.from = from
+        self.to = to
+        self.actor = actor
+        self.reason = reason
+        self.at = at
+    }
+}
+
+/// `order.history`: every transition of an order, oldest first.
+public struct OrderHistory: Codable, Sendable, Equatable {
+    public var orderId: String
+    public var state: OrderState
+    public var entries: [AuditEntry]
+    public init(orderId: String, state: OrderState, entries: [AuditEntry]) {
+        self.orderId = orderId
+        self.state = state
+        self.entries = entries
+    }
+}
+
+/// `order.claim`: a guest signed in; their App Clip orders from this device move to the account.
+public struct ClaimOrdersRequest: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var userId: String
+    public init(deviceId: String, userId: String) {
+        self.deviceId = deviceId
+        self.userId = userId
+    }
+}
+
+public struct ClaimOrdersReply: Codable, Sendable, Equatable {
+    public var userId: String
+    /// The orders moved by this call (none when they had already moved).
+    public var orderIds: [String]
+    public init(userId: String, orderIds: [String]) {
+        self.userId = userId
+        self.orderIds = orderIds
     }
 }

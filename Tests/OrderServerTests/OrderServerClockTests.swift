@@ -1,0 +1,123 @@
+import Campus
+import Foundation
+import Messages
+@testable import OrderServer
+import ServiceRuntime
+import Testing
+
+/// order-service's time rules with the clock in the test's hand: no-shows after the window and
+/// the café's grace, held places that lapse, idempotency keys kept at least 24 hours, past and
+/// closed windows, and the menu's "nearest open café". Real SQLite, no sleeping.
+@Suite(.serialized)
+struct OrderServerClockTests {
+    @Test("a ready order becomes a no-show only once its window and the café's grace have passed")
+    func noShowAfterGrace() throws {
+        let h = try OrderHarness()
+        let order = try h.kioskOrder(try h.reserve()).order
+        var snapshot = try requireValue(try h.service.loadOrder(order.orderId))
+        try h.host.write {
+            snapshot = try h.service.transition(snapshot, to: .preparing, actor: .kitchen, reason: "started")
+            snapshot = try h.service.transition(snapshot, to: .ready, actor: .kitchen, reason: "bumped")
+        }
+        let grace = Double(try requireValue(h.catalog.cafe("caffe-macs")).pickup.graceMinutes * 60)
+        h.clock.set(order.pickupEnd.adding(seconds: grace))
+        try h.service.markNoShows()
+        #expect(try h.service.loadOrder(order.orderId)?.state == .ready, "exactly at the end of the grace period it is still collectable")
+        h.clock.advance(seconds: 1)
+        try h.service.markNoShows()
+        #expect(try h.service.loadOrder(order.orderId)?.state == .noShow)
+        let history = try h.service.history(OrderQuery(orderId: order.orderId))
+        #expect(history.entries.map(\.to) == [.placed, .accepted, .preparing, .ready, .noShow])
+        #expect(history.entries.last?.actor == "system" && history.entries.last?.at == h.clock.now())
+        // An order still being made when its window passes is the kitchen's, not a no-show.
+        let late = try h.kioskOrder(try h.reserve())
+        h.clock.advance(seconds: 24 * 3600)
+        try h.service.markNoShows()
+        #expect(try h.service.loadOrder(late.order.orderId)?.state == .accepted)
+        // Every transition went to the outbox with its audit row.
+        #expect(try h.count("SELECT COUNT(*) AS n FROM order_audit") == 7)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM outbox WHERE topic LIKE 'order.%'") == 7)
+    }
+
+    @Test("a held place lapses after the hold: the window has it back, and the order that needed it is refused")
+    func heldPlaceLapses() throws {
+        let h = try OrderHarness(holdSeconds: 120)
+        let held = try h.reserve()
+        #expect(held.window.remaining == held.window.capacity - 1)
+        h.clock.advance(seconds: 120)
+        let again = try h.service.windows(WindowsRequest(cafeId: "caffe-macs", locale: "en_US", count: 1)).windows[0]
+        #expect(again.start == held.window.start && again.remaining == again.capacity)
+        #expect(errorCode { _ = try h.kioskOrder(held) } == "order.reservationExpired")
+        #expect(try h.count("SELECT COUNT(*) AS n FROM orders") == 0)
+    }
+
+    @Test("an idempotency key answers the first order for at least 24 hours, and is forgotten after 48")
+    func idempotencyRetention() throws {
+        let h = try OrderHarness()
+        let reservation = try h.reserve()
+        let first = try h.kioskOrder(reservation, key: "lunch-key-0001")
+        h.clock.advance(seconds: 24 * 3600)
+        try h.service.expireIdempotencyKeys()
+        let retry = try h.kioskOrder(reservation, key: "lunch-key-0001")
+        #expect(retry == first)
+        h.clock.advance(seconds: 24 * 3600 + 1)
+        try h.service.expireIdempotencyKeys()
+        #expect(try h.count("SELECT COUNT(*) AS n FROM idempotency") == 0)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM orders") == 1)
+    }
+
+    @Test("a window that has started, a time off the grid and a closed café are refused with the next start")
+    func pastAndClosedWindows() throws {
+        let h = try OrderHarness(start: OrderHarness.saturday)
+        let now = h.clock.now()
+        let past = try requireValue(serviceError { _ = try h.service.reserve(ReserveRequest(cafeId: "caffe-macs", start: now.adding(seconds: -600), userId: nil, locale: "en_US")) })
+        #expect(past.code == "order.windowPast" && past.details?["nextStart"] != nil)
+        let offGrid = try requireValue(serviceError { _ = try h.service.reserve(ReserveRequest(cafeId: "caffe-macs", start: now.adding(seconds: 90), userId: nil, locale: "en_US")) })
+        #expect(offGrid.code == "order.windowClosed")
+        // Parmer Lane opens Monday to Friday, 07:00–19:00 in Austin: Saturday 14:00 there is closed.
+        let closed = try requireValue(serviceError { _ = try h.service.reserve(ReserveRequest(cafeId: "parmer-lane-5", start: now.adding(seconds: 3600), userId: nil, locale: "en_US")) })
+        #expect(closed.code == "order.windowClosed")
+        #expect(closed.message.contains("is closed then"))
+        // Monday 30 November 2026, 07:00 CST = 13:00 UTC.
+        #expect(closed.details?["nextStart"] == "2026-11-30T13:00:00.000Z")
+        #expect(try h.count("SELECT COUNT(*) AS n FROM reservations") == 0)
+    }
+
+    @Test("a full window names the next one with room, as a time and in details")
+    func fullWindowSuggestsNext() throws {
+        let h = try OrderHarness()
+        let first = try h.service.windows(WindowsRequest(cafeId: "macs-coffee", locale: "en_US", count: 2)).windows
+        for _ in 0..<first[0].capacity {
+            _ = try h.service.reserve(ReserveRequest(cafeId: "macs-coffee", start: first[0].start, userId: nil, locale: "en_US"))
+        }
+        let full = try requireValue(serviceError { _ = try h.service.reserve(ReserveRequest(cafeId: "macs-coffee", start: first[0].start, userId: nil, locale: "en_US")) })
+        #expect(full.code == "order.windowFull")
+        #expect(full.details?["nextFreeStart"] == "\(first[1].start)")
+        // Monday 23 November 2026 12:10 in Cupertino, for en_US (ICU puts U+202F before PM).
+        #expect(full.message.contains("Nov 23, 2026 at 12:10\u{202F}PM"))
+        #expect(try h.service.windows(WindowsRequest(cafeId: "macs-coffee", locale: "en_US", count: 1)).windows[0].remaining == 0)
+    }
+
+    @Test("menu: the nearest café by location must be open; region-monitor silent → the next rule decides")
+    func nearestOpenCafe() throws {
+        let h = try OrderHarness(start: OrderHarness.saturday)
+        // Ranked by region-monitor from a fresh fix: Parmer Lane (closed on Saturday) first.
+        h.region.nearestAnswer = .success(NearestAnswer(deviceId: "phone-1", beacon: nil, proximity: nil, cafeId: nil, stationId: nil,
+                                                        cafesByDistance: ["parmer-lane-5", "macs-coffee", "caffe-macs"], date: h.clock.now()))
+        let menu = try h.service.menu(MenuRequest(userId: "bea", deviceId: "phone-1", locale: "en_US"))
+        #expect(menu.rule == .nearestByLocation && menu.cafe.id == "macs-coffee")
+        // On Monday Parmer Lane is open at 14:00 in Austin.
+        h.clock.set(OrderHarness.monday)
+        #expect(try h.service.menu(MenuRequest(userId: "bea", deviceId: "phone-1", locale: "en_US")).cafe.id == "parmer-lane-5")
+        // No device, or a preferred café: region-monitor is not asked.
+        let calls = h.region.nearestCalls
+        _ = try h.service.setPreference(PreferenceRequest(userId: "cy", preference: .cafe("tokyo-cafe")))
+        #expect(try h.service.menu(MenuRequest(userId: "cy", deviceId: "phone-1", locale: "ja_JP")).rule == .preferredCafe)
+        #expect(try h.service.menu(MenuRequest(userId: "bea", deviceId: nil, locale: "en_US")).rule == .campusDefault)
+        #expect(h.region.nearestCalls == calls)
+        // region-monitor not answering: the campus default, not an error.
+        h.region.nearestAnswer = .failure(ServiceError(.clientTimeout, "no reply"))
+        let fallback = try h.service.menu(MenuRequest(userId: "bea", deviceId: "phone-1", locale: "en_US"))
+        #expect(fallback.rule == .campusDefault && fallback.cafe.id == "caffe-macs")
+    }
+}

@@ -1,0 +1,118 @@
+import Campus
+import Foundation
+import Messages
+@testable import OrderServer
+import ServiceRuntime
+import Synchronization
+
+/// A clock the test sets and advances by hand.
+final class ManualClock: WallClock {
+    private let current: Mutex<Timestamp>
+    init(_ start: Timestamp) { current = Mutex(start) }
+    func now() -> Timestamp { current.withLock { $0 } }
+    func advance(seconds: Double) { current.withLock { $0 = $0.adding(seconds: seconds) } }
+    func set(_ time: Timestamp) { current.withLock { $0 = time } }
+}
+
+/// region-monitor's answers, set by the test; it records what order-service asked.
+/// (A fake for this unit test of order-service's shell only: the integration tests use the real one.)
+final class ScriptedRegion: RegionQueries {
+    var nearestAnswer: Result<NearestAnswer, ServiceError>?
+    var confirmAnswer: Result<LocationConfirmation.Result, ServiceError> = .success(.yes)
+    var confirmReason: LocationConfirmation.Reason?
+    private(set) var confirmations: [ConfirmLocation] = []
+    private(set) var nearestCalls = 0
+
+    func nearest(deviceId: String) throws -> NearestAnswer {
+        nearestCalls += 1
+        guard let nearestAnswer else { return NearestAnswer(deviceId: deviceId, beacon: nil, proximity: nil, cafeId: nil, stationId: nil, cafesByDistance: [], date: Timestamp(milliseconds: 0)) }
+        return try nearestAnswer.get()
+    }
+
+    func confirm(_ request: ConfirmLocation) throws -> LocationConfirmation {
+        confirmations.append(request)
+        let result = try confirmAnswer.get()
+        return LocationConfirmation(deviceId: request.deviceId, code: request.code, result: result, reason: result == .disallowed ? confirmReason : nil)
+    }
+}
+
+/// order-service's shell on a real SQLite file in a temporary folder, its clock in the test's
+/// hand. Its sockets bind in-process endpoints nobody else uses; requests are calls.
+final class OrderHarness {
+    /// Monday 23 November 2026, 12:00 in Cupertino (20:00 UTC).
+    static let monday = Timestamp(milliseconds: 1_795_464_000_000)
+    /// Saturday 28 November 2026, 12:00 in Cupertino: Parmer Lane, Munich, London and Tokyo are closed.
+    static let saturday = Timestamp(milliseconds: 1_795_896_000_000)
+
+    static var campusPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/campus.json").path
+    }
+
+    let clock: ManualClock
+    let region = ScriptedRegion()
+    let catalog: CampusCatalog
+    let host: ServiceHost
+    let service: OrderService
+    let folder: URL
+
+    init(start: Timestamp = OrderHarness.monday, holdSeconds: Double = 600) throws {
+        clock = ManualClock(start)
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("order-server-\(UUID().uuidString.prefix(8))")
+        let tag = UUID().uuidString.prefix(8)
+        let config = try Configuration(program: "order-service", specs: ServiceHost.commonSpecs(service: "order-service", listenPort: 7430),
+                                       arguments: ["--listen", "inproc://orders-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
+                                                   "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error"],
+                                       environment: [:])
+        catalog = try CampusCatalog.load(path: Self.campusPath)
+        host = try ServiceHost(service: "order-service", config: config, clock: clock)
+        service = OrderService(host: host, catalog: catalog, holdSeconds: holdSeconds, region: region)
+        try service.start()
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    func count(_ sql: String) throws -> Int { try host.db.query(sql).first?.int("n") ?? -1 }
+
+    /// The next window of a café and a place held in it.
+    func reserve(_ cafeId: String = "caffe-macs", user: String? = "alice") throws -> ReservationView {
+        let window = try requireValue(service.windows(WindowsRequest(cafeId: cafeId, locale: "en_US", count: 1)).windows.first)
+        return try service.reserve(ReserveRequest(cafeId: cafeId, start: window.start, userId: user, locale: "en_US"))
+    }
+
+    func kioskOrder(_ reservation: ReservationView, key: String = "kiosk-\(UUID().uuidString.prefix(8))") throws -> OrderView {
+        try service.place(PlaceOrderRequest(idempotencyKey: key, channel: .kiosk, userId: nil, deviceId: "kiosk-1", cafeId: reservation.cafeId,
+                                            reservationId: reservation.reservationId, items: [OrderItemRequest(itemId: "burger", quantity: 1)],
+                                            paymentToken: nil, locale: "en_US"))
+    }
+}
+
+struct MissingValue: Error {}
+
+func requireValue<T>(_ value: T?) throws -> T {
+    guard let value else { throw MissingValue() }
+    return value
+}
+
+/// The code a call throws, or nil when it succeeds.
+func errorCode(_ body: () throws -> Void) -> String? {
+    do {
+        try body()
+        return nil
+    } catch let error as ServiceError {
+        return error.code
+    } catch {
+        return "\(error)"
+    }
+}
+
+func serviceError(_ body: () throws -> Void) -> ServiceError? {
+    do {
+        try body()
+        return nil
+    } catch let error as ServiceError {
+        return error
+    } catch {
+        return nil
+    }
+}
