@@ -88,20 +88,8 @@ struct ClientCommands {
                 start = parsed
             }
             _ = try call("orders", Op.windowReserve, ReserveRequest(cafeId: cafe, start: start, userId: user, locale: locale), as: ReservationView.self)
-        case ("order", "place"):
-            let items = try args.all("item").map(parseItem)
-            let request = PlaceOrderRequest(
-                idempotencyKey: args.string("key") ?? "key-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
-                channel: try enumValue(OrderChannel.self, args.string("channel") ?? "app", "channel"),
-                userId: args.string("user"), deviceId: args.string("device"), cafeId: try args.required("cafe"),
-                reservationId: try args.required("reservation"), items: items, paymentToken: args.string("payment"), locale: args.string("locale") ?? "en_US")
-            try args.checkAllUsed()
-            _ = try call("orders", Op.orderPlace, request, as: OrderView.self)
-        case ("order", "get"):
-            guard words.count == 3 else { throw UsageError("usage: cafectl order get <order-id>") }
-            let request = OrderQuery(orderId: words[2], locale: args.string("locale"))
-            try args.checkAllUsed()
-            _ = try call("orders", Op.orderGet, request, as: OrderView.self)
+        case ("order", _):
+            try runOrder(&args)
         case ("kds", "tickets"):
             let query = TicketsQuery(cafeId: args.string("cafe"), station: args.string("station"), includeDone: try args.bool("all", default: false))
             try args.checkAllUsed()

@@ -25,8 +25,11 @@ phone / kiosk:
   cafectl windows --cafe C [--locale L] [--count 8]
   cafectl reserve --cafe C [--start next|<rfc3339>] [--user U] [--locale L]
   cafectl order place --cafe C --reservation R --item id[:qty[:mod,mod]]... [--user U] [--device D]
-                      [--payment tok_...] [--channel app|kiosk] [--key K] [--locale L]
-  cafectl order get <order-id> [--locale L]
+                      [--payment tok_...] [--channel app|kiosk|appClip] [--key K] [--locale L]
+                      [--clip-url URL [--invocation appClipCode|nfc|qrCode|safari|...] [--acquired-at now|<rfc3339>]]
+  cafectl order get|pickup|history <order-id> [--locale L]
+  cafectl order cancel <order-id> --by customer|kitchen [--user U] [--device D] [--reason R]
+  cafectl order claim --device D --user U           a signed-in App Clip guest's orders move to the account
   cafectl notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]
   cafectl inbox --device D [--since <notification-id>]
 

@@ -50,6 +50,7 @@ final class Platform {
         if service == "region-monitor" || service == "order-service" { args += ["--campus", campus] }
         if service == "region-monitor" { args += ["--beacon-exit-seconds", "5", "--fix-listen", endpoint("region-fixes")] }
         if service == "beacon-ingest" { args += ["--fix-endpoints", endpoint("region-fixes")] }
+        if service == "order-service" { args += ["--region-endpoints", endpoint("region-monitor")] }
         return args + (extraArguments[service] ?? [])
     }
 

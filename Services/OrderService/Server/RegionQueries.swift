@@ -9,23 +9,29 @@ public protocol RegionQueries: AnyObject {
     func confirm(_ request: ConfirmLocation) throws -> LocationConfirmation
 }
 
-/// region-monitor's request socket. Calls block the service's loop for at most the timeout, so
-/// the timeout is short; a call that times out answers `client.timeout` and the next one dials
-/// afresh (the lazy pirate pattern).
+/// region-monitor's request sockets, one per device shard (in shard order): a device's questions
+/// go to the instance that holds its location, as beacon-ingest's fixes do. Calls block the
+/// service's loop for at most the timeout, so the timeout is short; a call that times out answers
+/// `client.timeout` and the next one dials afresh (the lazy pirate pattern).
 public final class RegionClient: RegionQueries {
-    private let client: RequestClient
+    private let clients: [RequestClient]
 
-    public init(context: Context, endpoint: String, timeoutMilliseconds: Int32) {
-        client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds)
+    public init(context: Context, endpoints: [String], timeoutMilliseconds: Int32) {
+        precondition(!endpoints.isEmpty, "at least one region-monitor endpoint")
+        clients = endpoints.map { RequestClient(context: context, endpoint: $0, timeoutMilliseconds: timeoutMilliseconds) }
+    }
+
+    private func client(for deviceId: String) -> RequestClient {
+        clients[Topic.shard(of: deviceId, count: clients.count)]
     }
 
     public func nearest(deviceId: String) throws -> NearestAnswer {
-        try client.call(Op.nearestGet, DeviceQuery(deviceId: deviceId), as: NearestAnswer.self)
+        try client(for: deviceId).call(Op.nearestGet, DeviceQuery(deviceId: deviceId), as: NearestAnswer.self)
     }
 
     public func confirm(_ request: ConfirmLocation) throws -> LocationConfirmation {
-        try client.call(Op.locationConfirm, request, as: LocationConfirmation.self)
+        try client(for: request.deviceId).call(Op.locationConfirm, request, as: LocationConfirmation.self)
     }
 
-    deinit { client.close() }
+    deinit { clients.forEach { $0.close() } }
 }
