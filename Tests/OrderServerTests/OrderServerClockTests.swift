@@ -121,3 +121,47 @@ struct OrderServerClockTests {
         #expect(fallback.rule == .campusDefault && fallback.cafe.id == "caffe-macs")
     }
 }
+
+/// Prices and pickup times as order-service answers them, for a fixed "now": each café's own
+/// currency and zone, the user's locale. Exact strings as ICU on this toolchain gives them
+/// (U+00A0 no-break space, U+202F narrow no-break space).
+@Suite(.serialized)
+struct OrderServerFormattingTests {
+    @Test("the first pickup window's label: medium date, short time, the café's zone, the user's locale", arguments: [
+        ("caffe-macs", "en_US", "Nov 23, 2026 at 12:10\u{202F}PM"),
+        ("caffe-macs", "de_DE", "23.11.2026, 12:10"),
+        ("caffe-macs", "ja_JP", "2026/11/23 12:10"),
+        ("parmer-lane-5", "en_US", "Nov 23, 2026 at 2:15\u{202F}PM"),
+        ("parmer-lane-5", "es_UY", "23 nov. 2026, 2:15\u{202F}p.\u{A0}m."),
+        // 21:00 in Munich: closed until 07:00 on Tuesday.
+        ("munich-cafe", "de_DE", "24.11.2026, 07:00"),
+        ("munich-cafe", "en_US", "Nov 24, 2026 at 7:00\u{202F}AM"),
+        ("london-cafe", "en_GB", "24 Nov 2026 at 07:00"),
+        ("london-cafe", "fr_FR", "24 nov. 2026 à 07:00"),
+        ("tokyo-cafe", "ja_JP", "2026/11/24 7:00"),
+        ("tokyo-cafe", "en_US", "Nov 24, 2026 at 7:00\u{202F}AM"),
+    ])
+    func windowLabels(cafe: String, locale: String, expected: String) throws {
+        let h = try OrderHarness()
+        let window = try requireValue(try h.service.windows(WindowsRequest(cafeId: cafe, locale: locale, count: 1)).windows.first)
+        #expect(window.label == expected)
+    }
+
+    @Test("menu prices in the café's currency for the user's locale", arguments: [
+        ("caffe-macs", "en_US", "burger", "$10.95"),
+        ("parmer-lane-5", "es_UY", "breakfast-taco", "US$\u{A0}3,75"),
+        ("parmer-lane-5", "en_US", "breakfast-taco", "$3.75"),
+        ("munich-cafe", "de_DE", "brezn", "3,20\u{A0}€"),
+        ("munich-cafe", "en_US", "brezn", "€3.20"),
+        ("london-cafe", "en_GB", "bacon-roll", "£4.50"),
+        ("london-cafe", "en_US", "bacon-roll", "£4.50"),
+        ("tokyo-cafe", "ja_JP", "onigiri", "¥480"),
+        ("tokyo-cafe", "en_US", "onigiri", "¥480"),
+    ])
+    func menuPrices(cafe: String, locale: String, item: String, expected: String) throws {
+        let h = try OrderHarness()
+        _ = try h.service.setPreference(PreferenceRequest(userId: "u1", preference: .cafe(cafe)))
+        let menu = try h.service.menu(MenuRequest(userId: "u1", deviceId: nil, locale: locale))
+        #expect(menu.items.first { $0.id == item }?.price.formatted == expected)
+    }
+}
