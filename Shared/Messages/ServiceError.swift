@@ -76,7 +76,6 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let invalidIdempotencyKey: ErrorCode = "order.invalidIdempotencyKey"
     public static let unknownOrder: ErrorCode = "order.unknown"
     public static let illegalTransition: ErrorCode = "order.illegalTransition"
-    public static let channelUnsupported: ErrorCode = "order.channelUnsupported"
     /// A customer acting on an order that is not theirs.
     public static let notOrderOwner: ErrorCode = "order.notOwner"
     /// region-monitor did not answer the location confirmation an App Clip payment waits for.
