@@ -30,6 +30,27 @@ struct OrderServiceTests {
         do { try body(); return nil } catch let error as ServiceError { return error.code } catch { return "\(error)" }
     }
 
+    @Test("a bad catalog stops order-service and region-monitor at start, naming the café and the field", arguments: ["order-service", "region-monitor"])
+    func badCatalogRefused(service: String) throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("SharedTests/Fixtures")
+        // A radius over Apple's 500 m limit, and an App Clip code that is not an https URL.
+        let source = try String(contentsOf: fixtures.appendingPathComponent("campus.json"), encoding: .utf8)
+        let badCode = platform.root.appendingPathComponent("bad-clip.json")
+        try source.replacingOccurrences(of: "https://clip.campus.example/macs/counter", with: "http://clip.campus.example/macs/counter")
+            .write(to: badCode, atomically: true, encoding: .utf8)
+        for (file, expected) in [(fixtures.appendingPathComponent("campus-radius-800.json").path, "confirmationRadius: 800.0 m for café"),
+                                 (badCode.path, "cafes[0] (macs).clipCodes[0]")] {
+            platform.extraArguments[service] = ["--campus", file]
+            try platform.start(service)
+            let process = try #require(platform.processes[service])
+            process.waitUntilExit()
+            #expect(process.terminationStatus != 0)
+            #expect(platform.log(service).contains(expected), "\(platform.log(service).suffix(400))")
+        }
+    }
+
     @Test("two clients racing for the last place in a window: exactly one wins, the other is told the next free window")
     func raceForTheLastPlace() throws {
         let platform = try Platform()
