@@ -55,9 +55,7 @@ struct OrderServiceTests {
     func raceForTheLastPlace() throws {
         let platform = try Platform()
         defer { platform.stop() }
-        try platform.start("bus")
-        try platform.start("order-service")
-        try platform.waitHealthy("order-service")
+        try platform.start(busAnd: ["order-service"])
         let context = try Context()
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
         defer { orders.close() }
@@ -114,9 +112,7 @@ struct OrderServiceTests {
     func idempotencyAndBadRequests() throws {
         let platform = try Platform()
         defer { platform.stop() }
-        try platform.start("bus")
-        try platform.start("order-service")
-        try platform.waitHealthy("order-service")
+        try platform.start(busAnd: ["order-service"])
         let context = try Context()
         let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."])
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
@@ -185,9 +181,7 @@ struct OrderServiceTests {
     func lifecycle() throws {
         let platform = try Platform()
         defer { platform.stop() }
-        try platform.start("bus")
-        for service in ["order-service", "kitchen-display"] { try platform.start(service) }
-        for service in ["order-service", "kitchen-display"] { try platform.waitHealthy(service) }
+        try platform.start(busAnd: ["order-service", "kitchen-display"])
         let context = try Context()
         let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."])
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
@@ -248,9 +242,7 @@ struct OrderServiceTests {
     func appClipOrders() throws {
         let platform = try Platform()
         defer { platform.stop() }
-        try platform.start("bus")
-        for service in ["beacon-ingest", "region-monitor", "order-service"] { try platform.start(service) }
-        for service in ["beacon-ingest", "region-monitor", "order-service"] { try platform.waitHealthy(service) }
+        try platform.start(busAnd: ["beacon-ingest", "region-monitor", "order-service"])
         let context = try Context()
         let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."])
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"))

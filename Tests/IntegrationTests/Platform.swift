@@ -76,6 +76,13 @@ final class Platform {
         for service in ["bus"] + Self.services { try waitHealthy(service) }
     }
 
+    /// Starts the bus and only `services`, and waits until each answers health.
+    func start(busAnd services: [String]) throws {
+        try start("bus")
+        for service in services { try start(service) }
+        for service in services { try waitHealthy(service) }
+    }
+
     func waitHealthy(_ service: String, timeout: Double = 20) throws {
         let context = try Context()
         let client = RequestClient(context: context, endpoint: endpoint(service), timeoutMilliseconds: 500)
