@@ -28,7 +28,10 @@ phone / kiosk:
                       [--payment tok_...] [--channel app|kiosk] [--key K] [--locale L]
   cafectl order get <order-id> [--locale L]
   cafectl notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]
-  cafectl inbox --device D [--since <notification-id>]
+                      authorization: notDetermined|denied|authorized|provisional|ephemeral (App Clip: 8 h from each register)
+  cafectl inbox --device D [--since <notification-id>] [--limit 50]
+  cafectl reminder set --device D --cafe C --text T [--repeat true]      on arrival at café C; one-shot unless --repeat
+  cafectl reminder list --device D [--all true]     cafectl reminder cancel <reminder-id> --device D
 
 kitchen:
   cafectl kds tickets [--cafe C] [--station S] [--all true]
