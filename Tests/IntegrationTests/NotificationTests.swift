@@ -1,0 +1,300 @@
+import Campus
+import Foundation
+import Messages
+import ServiceRuntime
+import Testing
+import ZeroMQ
+
+/// notification-service through the real executables: nothing lost or doubled across kill -9,
+/// every catalog language on the wire, a replayed event applied once, and the cafectl flow a new
+/// user follows.
+@Suite("Notifications through real processes", .serialized)
+struct NotificationTests {
+    /// Places an app order at the coffee station in the first free window; the order.
+    static func placeOrder(_ orders: RequestClient, key: String, user: String, device: String?) throws -> OrderSnapshot {
+        let windows = try orders.call(Op.windowsList, WindowsRequest(cafeId: "macs-coffee", locale: "en_US"), as: WindowsReply.self)
+        let window = try #require(windows.windows.first { $0.remaining > 0 })
+        let reservation = try orders.call(Op.windowReserve, ReserveRequest(cafeId: "macs-coffee", start: window.start, userId: user, locale: "en_US"), as: ReservationView.self)
+        return try orders.call(Op.orderPlace, PlaceOrderRequest(
+            idempotencyKey: key, channel: .app, userId: user, deviceId: device, cafeId: "macs-coffee", reservationId: reservation.reservationId,
+            items: [OrderItemRequest(itemId: "latte", quantity: 1)], paymentToken: "tok_abcdefabcdefabcdef", locale: "en_US"), as: OrderView.self).order
+    }
+
+    /// The chef bumps every station's ticket of the order (the kitchen may still be catching up).
+    static func bump(_ kitchen: RequestClient, _ order: OrderSnapshot) throws {
+        for station in Set(order.lines.map(\.station)) {
+            _ = try eventually("ticket \(order.orderId):\(station) bumped") {
+                try? kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(order.orderId):\(station)"), as: TicketView.self)
+            }
+        }
+    }
+
+    static func inbox(_ notify: RequestClient, _ device: String) throws -> [DeviceNotification] {
+        try notify.call(Op.inboxList, InboxQuery(deviceId: device, limit: 500), as: InboxReply.self).notifications
+    }
+
+    @Test("kill -9 of notification-service before, during and after the flow: every reminder and ready notification exactly once")
+    func restartRecovery() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        // A lead longer than any window is away: each accepted order's pickup reminder is due at
+        // once, so the reminder timer's SQLite state is crossed by the kills as well.
+        platform.extraArguments["notification-service"] = ["--pickup-reminder-lead-seconds", "172800", "--reminder-tick-seconds", "0.2"]
+        try platform.startAll()
+        let context = try Context()
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["notify."])
+        let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 2_000)
+        let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"), timeoutMilliseconds: 2_000)
+        let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)
+        defer { [orders, kitchen, notify].forEach { $0.close() }; watcher.close() }
+        let device = "phone-nora"
+        _ = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: device, userId: "nora", channel: "bus", language: "de", locale: "de_DE", authorization: .authorized),
+                            as: Registration.self)
+        func kinds() throws -> [String] { try Self.inbox(notify, device).map { "\($0.kind.rawValue)/\($0.orderId ?? "")" } }
+
+        let first = try Self.placeOrder(orders, key: "notify-recovery-1", user: "nora", device: device)
+        _ = try eventually("the first order's pickup reminder") { try kinds().contains("pickupReminder/\(first.orderId)") ? true : nil }
+
+        // Down while a second order is accepted and the first is bumped.
+        platform.kill9("notification-service")
+        let second = try Self.placeOrder(orders, key: "notify-recovery-2", user: "nora", device: device)
+        try Self.bump(kitchen, first)
+        _ = try eventually("order 1 ready") { try orders.call(Op.orderGet, OrderQuery(orderId: first.orderId), as: OrderView.self).order.state == .ready ? true : nil }
+        try platform.start("notification-service")
+        notify.reset()
+        _ = try eventually("caught up after the restart") {
+            Set(try kinds()).isSuperset(of: ["orderReady/\(first.orderId)", "pickupReminder/\(second.orderId)"]) ? true : nil
+        }
+
+        // Killed right as the second order's ready event arrives.
+        try Self.bump(kitchen, second)
+        platform.kill9("notification-service")
+        try platform.start("notification-service")
+        notify.reset()
+        let third = try Self.placeOrder(orders, key: "notify-recovery-3", user: "nora", device: device)
+        // A ready order needs no reminder: bumped before the timer's next look, it would get none.
+        _ = try eventually("the third order's pickup reminder") { try kinds().contains("pickupReminder/\(third.orderId)") ? true : nil }
+        try Self.bump(kitchen, third)
+        let expected = Set([first, second, third].flatMap { ["pickupReminder/\($0.orderId)", "orderReady/\($0.orderId)"] })
+        _ = try eventually("all six notifications", timeout: 20) { Set(try kinds()) == expected ? true : nil }
+
+        // Give a duplicate every chance (heartbeats every second, replays, the reminder timer), then count.
+        usleep(2_500_000)
+        let settled = try Self.inbox(notify, device)
+        #expect(settled.count == 6, "\(settled.map { "\($0.kind.rawValue)/\($0.orderId ?? "")" })")
+        #expect(Set(settled.map { "\($0.kind.rawValue)/\($0.orderId ?? "")" }) == expected)
+        #expect(settled.allSatisfy { $0.language == "de" && $0.undeliverableReason == nil })
+        #expect(settled.filter { $0.kind == .orderReady }.allSatisfy { $0.title == "Deine Bestellung ist fertig" && $0.collapseId == $0.orderId })
+        // On the bus too: each notification once (a re-sent outbox row keeps its seq; consumers drop those).
+        try watcher.pump()
+        var seen = Set<String>()
+        let published = watcher.all("notify.delivery.\(device).").filter { seen.insert("\($0.envelope.source)/\($0.envelope.seq)").inserted }
+        let ids = published.compactMap { message -> String? in
+            if case .notification(let note) = message.envelope.body { return note.notificationId }
+            return nil
+        }
+        #expect(ids.count == 6 && Set(ids) == Set(settled.map(\.notificationId)))
+    }
+
+    @Test("one ready order, every device of the user in its own language; denied and unknown devices recorded, not sent")
+    func everyLanguage() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["notify."])
+        let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 2_000)
+        let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"), timeoutMilliseconds: 2_000)
+        let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)
+        defer { [orders, kitchen, notify].forEach { $0.close() }; watcher.close() }
+        // (device, language, locale, expected title, text language)
+        let devices = [
+            ("mia-en", "en", "en_US", "Your order is ready", "en"),
+            ("mia-de", "de", "de_DE", "Deine Bestellung ist fertig", "de"),
+            ("mia-fr", "fr-CA", "fr_FR", "Votre commande est prête", "fr"),
+            ("mia-es", "es", "es_ES", "Tu pedido está listo", "es"),
+            ("mia-ja", "ja", "ja_JP", "ご注文の準備ができました", "ja"),
+            ("mia-pt", "pt-BR", "pt_BR", "Your order is ready", "en"),
+        ]
+        for (device, language, locale, _, _) in devices {
+            let registration = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: device, userId: "mia", channel: "bus", language: language, locale: locale,
+                                                                                  authorization: .authorized), as: Registration.self)
+            #expect(registration.notificationLanguage == (language == "pt-BR" ? "en" : String(language.prefix(2))))
+        }
+        _ = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: "mia-off", userId: "mia", channel: "bus", language: "de", locale: "de_DE", authorization: .denied),
+                            as: Registration.self)
+        // Placed from a phone that never registered: it is told nothing, and that is recorded.
+        let order = try Self.placeOrder(orders, key: "notify-languages", user: "mia", device: "mia-ghost")
+        try Self.bump(kitchen, order)
+
+        let times = PickupTimeFormatter()
+        for (device, language, locale, title, textLanguage) in devices {
+            let note = try eventually("the ready notification on \(device)") {
+                try Self.inbox(notify, device).first { $0.kind == .orderReady && $0.orderId == order.orderId }
+            }
+            #expect(note.title == title, "\(device)")
+            #expect(note.language == textLanguage, "\(device)")
+            #expect(note.requestedLanguage == (textLanguage == "en" && language != "en" ? language : nil), "\(device)")
+            // The café's local pickup time, written the way the device's locale writes it.
+            #expect(note.body.contains(times.format(order.pickupStart, timeZone: order.timeZone, locale: locale)), "\(device): \(note.body)")
+            #expect(note.body.contains(order.cafeName))
+            #expect(note.collapseId == order.orderId && note.expiresAt == order.pickupEnd)
+        }
+        let refused = try eventually("both undeliverable records") { () -> [String: String]? in
+            try watcher.pump()
+            var reasons: [String: String] = [:]
+            for message in watcher.all("notify.undeliverable.") {
+                if case .notification(let note) = message.envelope.body, note.orderId == order.orderId { reasons[note.deviceId] = note.undeliverableReason }
+            }
+            return reasons.count == 2 ? reasons : nil
+        }
+        #expect(refused == ["mia-off": "authorization.denied", "mia-ghost": "device.unknown"])
+        #expect(try Self.inbox(notify, "mia-off").isEmpty)
+        #expect(!watcher.all("notify.delivery.").contains { $0.topic == "notify.delivery.mia-off." || $0.topic == "notify.delivery.mia-ghost." })
+    }
+
+    @Test("a replayed event notifies once: the same envelope id again under a new seq is skipped, a new arrival is not")
+    func replayedEventDeduped() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.start("bus")
+        try platform.start("notification-service")
+        try platform.waitHealthy("bus")
+        try platform.waitHealthy("notification-service")
+        let context = try Context()
+        let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)
+        let publisher = try Socket(context, .pub)
+        defer { notify.close(); publisher.close() }
+        try publisher.setLinger(milliseconds: 0)
+        try publisher.connect(platform.busPub)
+        let device = "phone-dd"
+        _ = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: device, userId: "dora", channel: "bus", language: "es", locale: "es_ES", authorization: .authorized),
+                            as: Registration.self)
+        let reminder = try notify.call(Op.reminderSet, SetReminder(deviceId: device, cafeId: "caffe-macs", text: "Devolver la taza", oneShot: false), as: RegionReminder.self)
+
+        func publish(_ topic: String, _ envelope: Envelope) throws {
+            try publisher.send(multipart: [Data(topic.utf8), Wire.encode(envelope)])
+        }
+        func health() throws -> [String: String] { try notify.call(Op.health, Empty(), as: HealthStatus.self).details }
+        let now = Timestamp(Date())
+        func region(_ seq: UInt64, id: String, _ state: ConditionState) -> Envelope {
+            Envelope(type: .regionEvent, id: id, source: "region-replayer", stream: "region", seq: seq, time: now,
+                     body: .region(RegionEvent(monitor: "campus", identifier: "caffe-macs", deviceId: device, state: state, refinement: nil, flags: [], date: now)))
+        }
+        // Until the bus has passed notification-service's subscription up to this publisher, what
+        // it sends is dropped: send seq 1 (nothing to notify) until it is applied.
+        let warmUp = Envelope(type: .regionNearest, id: "warm-up", source: "region-replayer", stream: "region", seq: 1, time: now,
+                              body: .nearest(NearestBeacon(deviceId: device, beacon: nil, proximity: nil, date: now)))
+        _ = try eventually("the publisher's first event applied") {
+            try publish(Topic.regionNearest, warmUp)
+            return try health()["cursor.region-replayer/region"] == "1" ? true : nil
+        }
+        // An order.ready and its replayed copy from another publisher's stream (first: the
+        // reminder's title names the café as order events taught it).
+        let start = now.adding(seconds: 600)
+        let snapshot = OrderSnapshot(orderId: "ord-replayed", cafeId: "caffe-macs", cafeName: "Caffè Macs", timeZone: "America/Los_Angeles", currency: "USD",
+                                     channel: .app, userId: "dora", deviceId: device, state: .ready, lines: [], total: 0, pickupStart: start,
+                                     pickupEnd: start.adding(seconds: 900), placedAt: now, customerHere: false)
+        let ready = Envelope(type: .orderReady, id: "ready-1", source: "order-replayer", stream: "order", seq: 1, time: now,
+                             body: .order(OrderEvent(order: snapshot, previous: .preparing, reason: nil, at: now)))
+        var readyAgain = ready
+        readyAgain.seq = 2
+        try publish(Topic.order(state: "ready", cafe: "caffe-macs"), ready)
+        try publish(Topic.order(state: "ready", cafe: "caffe-macs"), readyAgain)
+
+        _ = try eventually("the order events applied") { try health()["cursor.order-replayer/order"] == "2" ? true : nil }
+        let arrived = region(2, id: "arrival-1", .satisfied)
+        try publish(Topic.regionEvent(monitor: "campus"), arrived)
+        // The same event again under the next seq, as a publisher restored from a copy would send it.
+        var replayed = arrived
+        replayed.seq = 3
+        try publish(Topic.regionEvent(monitor: "campus"), replayed)
+        try publish(Topic.regionEvent(monitor: "campus"), region(4, id: "left-1", .unsatisfied))
+        try publish(Topic.regionEvent(monitor: "campus"), region(5, id: "arrival-2", .satisfied))
+
+        let details = try eventually("every event applied") { () -> [String: String]? in
+            let details = try health()
+            return details["cursor.region-replayer/region"] == "5" && details["cursor.order-replayer/order"] == "2" ? details : nil
+        }
+        #expect(details["events.deduplicated"] == "2")
+        let inbox = try Self.inbox(notify, device)
+        // Two arrivals, two reminders (it repeats); the replayed arrival added none. One ready.
+        #expect(inbox.filter { $0.kind == .regionReminder }.count == 2)
+        #expect(inbox.filter { $0.kind == .regionReminder }.allSatisfy { $0.reminderId == reminder.reminderId && $0.body == "Devolver la taza" && $0.title == "Recordatorio en Caffè Macs" })
+        #expect(inbox.filter { $0.kind == .orderReady }.map(\.orderId) == ["ord-replayed"])
+        #expect(inbox.count == 3)
+        let listed = try notify.call(Op.reminderList, ReminderQuery(deviceId: device), as: ReminderList.self).reminders
+        #expect(listed.map(\.state) == [.active] && listed.first?.firedAt == now)
+    }
+
+    @Test("a new user with cafectl: register in German, set and cancel a reminder, order, bump, and the German notification on cafectl tail notify.")
+    func cafectlFlow() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        func run(_ arguments: [String]) throws -> String {
+            let result = try platform.cafectl(arguments)
+            #expect(result.status == 0, "cafectl \(arguments.joined(separator: " ")): \(result.err)")
+            return result.out
+        }
+        func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T { try JSONDecoder().decode(T.self, from: Data(text.utf8)) }
+
+        let registered = try decode(Registration.self, try run(["notify", "register", "--device", "phone-lena", "--user", "lena", "--language", "de", "--locale", "de_DE"]))
+        #expect(registered.notificationLanguage == "de" && registered.authorization == .authorized)
+        let clip = try decode(Registration.self, try run(["notify", "register", "--device", "clip-lena", "--language", "de", "--locale", "de_DE", "--authorization", "ephemeral"]))
+        #expect(clip.grantExpiresAt == clip.launchedAt?.adding(seconds: 8 * 3600))
+
+        let reminder = try decode(RegionReminder.self, try run(["reminder", "set", "--device", "phone-lena", "--cafe", "macs-coffee", "--text", "Hafermilch kaufen"]))
+        #expect(reminder.oneShot && reminder.state == .active)
+        #expect(try decode(ReminderList.self, try run(["reminder", "list", "--device", "phone-lena"])).reminders.map(\.reminderId) == [reminder.reminderId])
+        #expect(try decode(RegionReminder.self, try run(["reminder", "cancel", reminder.reminderId, "--device", "phone-lena"])).state == .cancelled)
+        #expect(try decode(ReminderList.self, try run(["reminder", "list", "--device", "phone-lena"])).reminders.isEmpty)
+
+        // Refusals: typed codes, exit 1, nothing changed.
+        for (arguments, code) in [
+            (["reminder", "set", "--device", "phone-lena", "--cafe", "macs-coffee", "--text", " "], "notify.invalidReminder"),
+            (["reminder", "cancel", "rem_nope", "--device", "phone-lena"], "notify.unknownReminder"),
+            (["inbox", "--device", "phone-nobody"], "notify.unknownDevice"),
+            (["inbox", "--device", "phone-lena", "--since", "ntf_nope"], "notify.unknownNotification"),
+            (["notify", "register", "--device", "phone-x", "--channel", "apns"], "notify.channelUnsupported"),
+            (["notify", "register", "--device", "phone-x", "--language", "not a tag"], "notify.invalidLanguage"),
+        ] {
+            let result = try platform.cafectl(arguments)
+            #expect(result.status == 1 && result.err.contains(code), "cafectl \(arguments.joined(separator: " ")): \(result.err)")
+        }
+        #expect(try platform.cafectl(["inbox", "--device", "phone-x"]).err.contains("notify.unknownDevice"), "a refused registration registered nothing")
+
+        // cafectl tail notify. is listening before the order is bumped.
+        let subscriptionsBefore = try busSubscriptionChanges(platform, context: context)
+        let tail = try TailProcess(platform, ["notify."])
+        defer { tail.stop() }
+        _ = try eventually("the tail's subscription reached the bus") {
+            try busSubscriptionChanges(platform, context: context) > subscriptionsBefore ? true : nil
+        }
+        let reservation = try decode(ReservationView.self, try run(["reserve", "--cafe", "macs-coffee", "--user", "lena"]))
+        let placed = try decode(OrderView.self, try run(["order", "place", "--cafe", "macs-coffee", "--reservation", reservation.reservationId, "--item", "latte",
+                                                         "--user", "lena", "--device", "phone-lena", "--payment", "tok_abcdefabcdefabcdef"]))
+        for station in Set(placed.order.lines.map(\.station)) {
+            _ = try eventually("cafectl kds bump") {
+                try platform.cafectl(["kds", "bump", "\(placed.order.orderId):\(station)"]).status == 0 ? true : nil
+            }
+        }
+        let time = PickupTimeFormatter().format(placed.order.pickupStart, timeZone: placed.order.timeZone, locale: "de_DE")
+        let line = try eventually("the German ready notification on cafectl tail") { () -> String? in
+            let text = (try? String(contentsOf: tail.out, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").first { $0.contains("\"notify.delivery.phone-lena.\"") && $0.contains("orderReady") }.map(String.init)
+        }
+        let envelope = try Wire.decodeEnvelope(Data(try #require(line.split(separator: "\"envelope\":", maxSplits: 1).last).dropLast().utf8))
+        guard case .notification(let note) = envelope.body else { Issue.record("not a notification: \(line)"); return }
+        #expect(note.title == "Deine Bestellung ist fertig")
+        #expect(note.body == "Deine Bestellung von \(placed.order.cafeName) ist abholbereit. Abholzeit: \(time).")
+        #expect(note.collapseId == placed.order.orderId)
+        // And in the inbox, readable since an id.
+        let inbox = try decode(InboxReply.self, try run(["inbox", "--device", "phone-lena"]))
+        let ready = try #require(inbox.notifications.first { $0.kind == .orderReady })
+        #expect(ready.notificationId == note.notificationId)
+        let after = try decode(InboxReply.self, try run(["inbox", "--device", "phone-lena", "--since", ready.notificationId]))
+        #expect(!after.notifications.contains { $0.notificationId == ready.notificationId })
+    }
+}
