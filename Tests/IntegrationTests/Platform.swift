@@ -50,6 +50,9 @@ final class Platform {
         if service == "region-monitor" || service == "order-service" { args += ["--campus", campus] }
         if service == "region-monitor" { args += ["--beacon-exit-seconds", "5", "--fix-listen", endpoint("region-fixes")] }
         if service == "beacon-ingest" { args += ["--fix-endpoints", endpoint("region-fixes")] }
+        // Pickup reminders off unless a test asks for them (extraArguments): a window minutes away
+        // would otherwise add a reminder to every inbox a test counts.
+        if service == "notification-service" { args += ["--pickup-reminder-lead-seconds", "0"] }
         return args + (extraArguments[service] ?? [])
     }
 

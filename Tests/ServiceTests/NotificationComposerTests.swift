@@ -165,6 +165,12 @@ struct NotifyReminderRuleTests {
         #expect(Self.schedule.action(for: snapshot) == expected)
     }
 
+    @Test("a lead of 0 turns pickup reminders off", arguments: OrderState.allCases)
+    func off(state: OrderState) {
+        #expect(PickupReminderSchedule(leadSeconds: 0).action(for: order(state)) == .cancel)
+        #expect(PickupReminderSchedule(leadSeconds: 0).leadSeconds == nil)
+    }
+
     @Test("due at the lead time, not a millisecond before (injected clock)", arguments: [
         (-600.001, false), (-600.0, true), (-1, true), (0, true), (3600, true),
     ])

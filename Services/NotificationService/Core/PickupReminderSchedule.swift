@@ -5,11 +5,12 @@ import Messages
 /// for an order that is accepted or being prepared. Ready, collected, cancelled and no-show orders
 /// need no reminder (ready gets its own notification).
 public struct PickupReminderSchedule: Sendable, Equatable {
-    /// Seconds before the window's start.
-    public var leadSeconds: Double
+    /// Seconds before the window's start; nil when pickup reminders are off.
+    public var leadSeconds: Double?
 
+    /// `leadSeconds` of 0 or less turns pickup reminders off.
     public init(leadSeconds: Double) {
-        self.leadSeconds = leadSeconds
+        self.leadSeconds = leadSeconds > 0 ? leadSeconds : nil
     }
 
     /// What an order event does to the order's reminder.
@@ -21,9 +22,10 @@ public struct PickupReminderSchedule: Sendable, Equatable {
     }
 
     public func action(for order: OrderSnapshot) -> Action {
+        guard let leadSeconds else { return .cancel }
         switch order.state {
-        case .placed, .accepted, .preparing: .schedule(at: order.pickupStart.adding(seconds: -leadSeconds))
-        case .ready, .pickedUp, .cancelled, .noShow: .cancel
+        case .placed, .accepted, .preparing: return .schedule(at: order.pickupStart.adding(seconds: -leadSeconds))
+        case .ready, .pickedUp, .cancelled, .noShow: return .cancel
         }
     }
 

@@ -7,7 +7,7 @@ import ServiceRuntime
 // kept in an inbox; pickup-window and region reminders.
 
 let specs = ServiceHost.commonSpecs(service: "notification-service", listenPort: 7450) + [
-    OptionSpec("pickup-reminder-lead-seconds", .number, default: "600", help: "how long before its pickup window starts an accepted order's customer is reminded"),
+    OptionSpec("pickup-reminder-lead-seconds", .number, default: "600", help: "how long before its pickup window starts an accepted order's customer is reminded (0: no pickup reminders)"),
     OptionSpec("reminder-tick-seconds", .number, default: "1", help: "how often due pickup reminders are looked for"),
 ]
 let config = loadConfiguration(program: "notification-service", summary: "localized order notifications and reminders, delivered once", specs: specs)
