@@ -90,4 +90,6 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let invalidReminder: ErrorCode = "notify.invalidReminder"
     public static let unknownReminder: ErrorCode = "notify.unknownReminder"
     public static let reminderLimitExceeded: ErrorCode = "notify.reminderLimitExceeded"
+    /// A reminder for a café the campus catalog does not have.
+    public static let unknownReminderCafe: ErrorCode = "notify.unknownCafe"
 }

@@ -52,7 +52,7 @@ final class Platform {
         if service == "beacon-ingest" { args += ["--fix-endpoints", endpoint("region-fixes")] }
         // Pickup reminders off unless a test asks for them (extraArguments): a window minutes away
         // would otherwise add a reminder to every inbox a test counts.
-        if service == "notification-service" { args += ["--pickup-reminder-lead-seconds", "0"] }
+        if service == "notification-service" { args += ["--pickup-reminder-lead-seconds", "0", "--campus", campus] }
         return args + (extraArguments[service] ?? [])
     }
 

@@ -62,7 +62,7 @@ extension NotifyService {
     }
 
     private func arrival(_ event: RegionEvent, cafeId: String, reminders: [RegionReminder], eventId: String) throws {
-        let cafeName = try db.query("SELECT name FROM cafes WHERE cafe_id = ?", cafeId).first?.string("name") ?? cafeId
+        let cafeName = try cafeName(cafeId)
         for reminder in reminders {
             // A repeating reminder notifies once per arrival; a one-shot one once.
             let onceKey = reminder.oneShot ? reminder.reminderId : reminder.reminderId + "@" + eventId
@@ -77,7 +77,12 @@ extension NotifyService {
         let at = now
         let due = try db.query("SELECT order_id, due_ms, snapshot FROM pickup_reminders WHERE state = 'pending' AND due_ms <= ? ORDER BY due_ms LIMIT 200", at.milliseconds)
         for row in due where PickupReminderSchedule.isDue(Timestamp(milliseconds: row.int64("due_ms")), now: at) {
-            let order = try JSONDecoder().decode(OrderSnapshot.self, from: Data(row.string("snapshot").utf8))
+            guard let order = try? JSONDecoder().decode(OrderSnapshot.self, from: Data(row.string("snapshot").utf8)) else {
+                // Set aside, or it would fail every tick and hold up the reminders behind it.
+                host.logger.error("pickup reminder unreadable, set aside", ["order.id": row.string("order_id")])
+                try host.write { try db.run("UPDATE pickup_reminders SET state = 'unreadable' WHERE order_id = ?", row.string("order_id")) }
+                continue
+            }
             try host.write {
                 for deviceId in try recipients(order) {
                     try notify(.order(.pickupReminder, order, reason: nil), deviceId: deviceId, onceKey: order.orderId)

@@ -60,6 +60,9 @@ extension NotifyService {
             throw ServiceError(.invalidReminder, "cafeId must be 1–64 characters of A–Z, a–z, 0–9, - and _ (a café id such as caffe-macs)")
         }
         if let problem = RegionReminderRules.textProblem(request.text) { throw ServiceError(.invalidReminder, problem) }
+        if let catalog, catalog.cafe(request.cafeId) == nil {
+            throw ServiceError(.unknownReminderCafe, "no café \(request.cafeId) on the campus; cafés: \(catalog.cafes.map(\.id).joined(separator: ", "))")
+        }
         try requireDevice(request.deviceId)
         let reminder = RegionReminder(reminderId: "rem_" + UUID().uuidString.lowercased(), deviceId: request.deviceId, cafeId: request.cafeId,
                                       text: request.text, oneShot: request.oneShot ?? true, state: .active, createdAt: now, firedAt: nil)

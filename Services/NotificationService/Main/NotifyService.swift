@@ -79,6 +79,8 @@ final class NotifyService {
     ]
 
     let host: ServiceHost
+    /// The campus catalog when configured: café names and the ids reminders may name.
+    let catalog: CampusCatalog?
     let composer = NotificationComposer()
     let schedule: PickupReminderSchedule
     var db: Database { host.db }
@@ -86,8 +88,9 @@ final class NotifyService {
     /// Events skipped because their id was already applied (since start), for health.
     var deduplicated = 0
 
-    init(host: ServiceHost, schedule: PickupReminderSchedule, tickSeconds: Double) {
+    init(host: ServiceHost, catalog: CampusCatalog?, schedule: PickupReminderSchedule, tickSeconds: Double) {
         self.host = host
+        self.catalog = catalog
         self.schedule = schedule
         self.tickSeconds = tickSeconds
     }
@@ -118,6 +121,12 @@ final class NotifyService {
                 "events.deduplicated": "\(deduplicated)",
             ]
         }
+    }
+
+    /// A café's name: from the catalog, else as the last order taught it, else its id.
+    func cafeName(_ cafeId: String) throws -> String {
+        if let cafe = catalog?.cafe(cafeId) { return cafe.name }
+        return try db.query("SELECT name FROM cafes WHERE cafe_id = ?", cafeId).first?.string("name") ?? cafeId
     }
 
     /// A device's registration, nil when it never registered.
