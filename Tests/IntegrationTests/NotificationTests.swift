@@ -189,8 +189,7 @@ struct NotificationTests {
             try publish(Topic.regionNearest, warmUp)
             return try health()["cursor.region-replayer/region"] == "1" ? true : nil
         }
-        // An order.ready and its replayed copy from another publisher's stream (first: the
-        // reminder's title names the café as order events taught it).
+        // An order.ready and its replayed copy from another publisher's stream.
         let start = now.adding(seconds: 600)
         let snapshot = OrderSnapshot(orderId: "ord-replayed", cafeId: "caffe-macs", cafeName: "Caffè Macs", timeZone: "America/Los_Angeles", currency: "USD",
                                      channel: .app, userId: "dora", deviceId: device, state: .ready, lines: [], total: 0, pickupStart: start,
@@ -225,6 +224,94 @@ struct NotificationTests {
         #expect(inbox.count == 3)
         let listed = try notify.call(Op.reminderList, ReminderQuery(deviceId: device), as: ReminderList.self).reminders
         #expect(listed.map(\.state) == [.active] && listed.first?.firedAt == now)
+    }
+
+    @Test("cancelled with its reason and no-show, from order events, in Spanish and Japanese; bad news expires a day after the window")
+    func cancelledAndNoShow() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.start("bus")
+        try platform.start("notification-service")
+        try platform.waitHealthy("bus")
+        try platform.waitHealthy("notification-service")
+        let context = try Context()
+        let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)
+        let publisher = try Socket(context, .pub)
+        defer { notify.close(); publisher.close() }
+        try publisher.setLinger(milliseconds: 0)
+        try publisher.connect(platform.busPub)
+        for (device, language, locale) in [("sofia-es", "es", "es_ES"), ("sofia-ja", "ja", "ja_JP")] {
+            _ = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: device, userId: "sofia", channel: "bus", language: language, locale: locale,
+                                                                  authorization: .authorized), as: Registration.self)
+        }
+        let now = Timestamp(Date())
+        func order(_ id: String, _ state: OrderState) -> OrderSnapshot {
+            OrderSnapshot(orderId: id, cafeId: "munich-cafe", cafeName: "Café München", timeZone: "Europe/Berlin", currency: "EUR", channel: .app,
+                          userId: "sofia", deviceId: nil, state: state, lines: [], total: 0, pickupStart: now.adding(seconds: 600),
+                          pickupEnd: now.adding(seconds: 1500), placedAt: now, customerHere: false)
+        }
+        func event(_ seq: UInt64, _ type: EventType, _ snapshot: OrderSnapshot, reason: String?) -> Envelope {
+            Envelope(type: type, source: "order-fake", stream: "order", seq: seq, time: now, body: .order(OrderEvent(order: snapshot, previous: .accepted, reason: reason, at: now)))
+        }
+        func health() throws -> [String: String] { try notify.call(Op.health, Empty(), as: HealthStatus.self).details }
+        // Sent until applied: the bus passes the subscription up to this publisher after a moment.
+        let placed = event(1, .orderPlaced, order("ord-a", .placed), reason: nil)
+        _ = try eventually("the publisher's first event applied") {
+            try publisher.send(multipart: [Data(Topic.order(state: "placed", cafe: "munich-cafe").utf8), Wire.encode(placed)])
+            return try health()["cursor.order-fake/order"] == "1" ? true : nil
+        }
+        try publisher.send(multipart: [Data(Topic.order(state: "cancelled", cafe: "munich-cafe").utf8),
+                                       Wire.encode(event(2, .orderCancelled, order("ord-a", .cancelled), reason: "la cafetería cerró antes"))])
+        try publisher.send(multipart: [Data(Topic.order(state: "noShow", cafe: "munich-cafe").utf8),
+                                       Wire.encode(event(3, .orderNoShow, order("ord-b", .noShow), reason: "not collected by the end of the pickup window"))])
+        _ = try eventually("both events applied") { try health()["cursor.order-fake/order"] == "3" ? true : nil }
+
+        let times = PickupTimeFormatter()
+        let spanish = try Self.inbox(notify, "sofia-es")
+        let esTime = times.format(now.adding(seconds: 600), timeZone: "Europe/Berlin", locale: "es_ES")
+        #expect(spanish.map(\.kind) == [.orderCancelled, .noShow])
+        #expect(spanish.first?.title == "Tu pedido se ha cancelado")
+        #expect(spanish.first?.body == "Tu pedido de Café München para \(esTime) se ha cancelado. Motivo: la cafetería cerró antes")
+        #expect(spanish.last?.title == "No se recogió tu pedido" && spanish.last?.orderId == "ord-b")
+        #expect(spanish.allSatisfy { $0.expiresAt == now.adding(seconds: 1500 + 86400) })
+        let japanese = try Self.inbox(notify, "sofia-ja")
+        #expect(japanese.map(\.title) == ["ご注文はキャンセルされました", "ご注文が受け取られませんでした"])
+        #expect(japanese.first?.body.contains("理由：la cafetería cerró antes") == true)
+        #expect(japanese.allSatisfy { $0.body.contains(times.format(now.adding(seconds: 600), timeZone: "Europe/Berlin", locale: "ja_JP")) })
+    }
+
+    @Test("a region reminder fires when the phone walks into the café, with When In Use location only; one-shot, so once")
+    func regionReminderOnArrival() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"), timeoutMilliseconds: 2_000)
+        let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)
+        defer { [ingest, notify].forEach { $0.close() } }
+        let device = "phone-remi"
+        // When In Use, in the foreground: no "always" authorization anywhere.
+        _ = try ingest.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .whenInUse, foreground: true)), as: IngestResult.self)
+        _ = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: device, userId: "remi", channel: "bus", language: "fr", locale: "fr_FR", authorization: .authorized),
+                            as: Registration.self)
+        let reminder = try notify.call(Op.reminderSet, SetReminder(deviceId: device, cafeId: "caffe-macs", text: "Prendre du lait d'avoine"), as: RegionReminder.self)
+        // A typo'd café would never fire: refused.
+        #expect(throws: ServiceError.self) { try notify.call(Op.reminderSet, SetReminder(deviceId: device, cafeId: "caffe-mac", text: "x"), as: RegionReminder.self) }
+
+        // The phone ranges Caffè Macs's grill beacon, and keeps ranging as a phone does.
+        let note = try eventually("the reminder on arrival", timeout: 15) { () -> DeviceNotification? in
+            let now = Timestamp(Date())
+            let sightings = (0..<3).map { RangingReport(uuid: ScenarioTests.uuid, major: 1, minor: 1, rssi: -62, measuredPower: -59, timestamp: now.adding(seconds: Double($0) * 0.2 - 0.6)) }
+            _ = try ingest.call(Op.ingestReport, IngestReport(deviceId: device, sightings: sightings), as: IngestResult.self)
+            return try Self.inbox(notify, device).first { $0.kind == .regionReminder }
+        }
+        #expect(note.title == "Rappel à Caffè Macs" && note.body == "Prendre du lait d'avoine")
+        #expect(note.reminderId == reminder.reminderId && note.collapseId == reminder.reminderId && note.cafeId == "caffe-macs")
+        let done = try notify.call(Op.reminderList, ReminderQuery(deviceId: device, includeDone: true), as: ReminderList.self).reminders
+        #expect(done.map(\.state) == [.fired])
+        #expect(try notify.call(Op.reminderList, ReminderQuery(deviceId: device), as: ReminderList.self).reminders.isEmpty)
+        usleep(1_500_000)
+        #expect(try Self.inbox(notify, device).filter { $0.kind == .regionReminder }.count == 1)
     }
 
     @Test("a new user with cafectl: register in German, set and cancel a reminder, order, bump, and the German notification on cafectl tail notify.")
