@@ -46,7 +46,7 @@ stop() {
 start bus
 for service in beacon-ingest region-monitor order-service kitchen-display notification-service; do
   case "$service" in
-    region-monitor|order-service) start "$service" --data-dir "$data" --campus "$campus" ;;
+    region-monitor|order-service|notification-service) start "$service" --data-dir "$data" --campus "$campus" ;;
     *) start "$service" --data-dir "$data" ;;
   esac
 done

@@ -98,16 +98,8 @@ struct ClientCommands {
             guard words.count == 3 else { throw UsageError("usage: cafectl kds \(words[1]) <ticket-id>") }
             try args.checkAllUsed()
             _ = try call("kitchen", words[1] == "start" ? Op.kdsStart : Op.kdsBump, TicketCommand(ticketId: words[2]), as: TicketView.self)
-        case ("notify", "register"):
-            let request = RegisterDevice(deviceId: try args.required("device"), userId: args.string("user"), channel: args.string("channel") ?? "bus",
-                                         language: args.string("language") ?? "en", locale: args.string("locale") ?? "en_US",
-                                         authorization: try enumValue(NotificationAuthorization.self, args.string("authorization") ?? "authorized", "authorization"))
-            try args.checkAllUsed()
-            _ = try call("notify", Op.deviceRegister, request, as: Registration.self)
-        case ("inbox", _):
-            let query = InboxQuery(deviceId: try args.required("device"), sinceId: args.string("since"), limit: try args.int("limit", default: 50))
-            try args.checkAllUsed()
-            _ = try call("notify", Op.inboxList, query, as: InboxReply.self)
+        case ("notify", _), ("inbox", _), ("reminder", _):
+            try runNotify(&args)
         case ("monitor", _), ("nearest", _), ("location", _):
             try runLocation(&args)
         default:

@@ -31,7 +31,10 @@ phone / kiosk:
   cafectl order cancel <order-id> --by customer|kitchen [--user U] [--device D] [--reason R]
   cafectl order claim --device D --user U           a signed-in App Clip guest's orders move to the account
   cafectl notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]
-  cafectl inbox --device D [--since <notification-id>]
+                      authorization: notDetermined|denied|authorized|provisional|ephemeral (App Clip: 8 h from each register)
+  cafectl inbox --device D [--since <notification-id>] [--limit 50]
+  cafectl reminder set --device D --cafe C --text T [--repeat true]      on arrival at café C; one-shot unless --repeat
+  cafectl reminder list --device D [--all true]     cafectl reminder cancel <reminder-id> --device D
 
 kitchen:
   cafectl kds tickets [--cafe C] [--station S] [--all true]

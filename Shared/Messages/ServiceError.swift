@@ -95,4 +95,16 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
 
     // Notifications.
     public static let unknownNotificationDevice: ErrorCode = "notify.unknownDevice"
+    /// A delivery channel other than "bus".
+    public static let notificationChannelUnsupported: ErrorCode = "notify.channelUnsupported"
+    /// A language or locale that is not a tag like "de" or "de_DE".
+    public static let invalidNotificationLanguage: ErrorCode = "notify.invalidLanguage"
+    /// An inbox `sinceId` that is not one of the device's notifications.
+    public static let unknownNotification: ErrorCode = "notify.unknownNotification"
+    /// Reminder text empty, too long or with control characters, or a café id that is not a token.
+    public static let invalidReminder: ErrorCode = "notify.invalidReminder"
+    public static let unknownReminder: ErrorCode = "notify.unknownReminder"
+    public static let reminderLimitExceeded: ErrorCode = "notify.reminderLimitExceeded"
+    /// A reminder for a café the campus catalog does not have.
+    public static let unknownReminderCafe: ErrorCode = "notify.unknownCafe"
 }

@@ -51,6 +51,9 @@ final class Platform {
         if service == "region-monitor" { args += ["--beacon-exit-seconds", "5", "--fix-listen", endpoint("region-fixes")] }
         if service == "beacon-ingest" { args += ["--fix-endpoints", endpoint("region-fixes")] }
         if service == "order-service" { args += ["--region-endpoints", endpoint("region-monitor")] }
+        // Pickup reminders off unless a test asks for them (extraArguments): a window minutes away
+        // would otherwise add a reminder to every inbox a test counts.
+        if service == "notification-service" { args += ["--pickup-reminder-lead-seconds", "0", "--campus", campus] }
         return args + (extraArguments[service] ?? [])
     }
 

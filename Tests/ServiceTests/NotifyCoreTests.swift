@@ -4,30 +4,45 @@ import Testing
 
 @Suite("Notifications: localized text and delivery policy")
 struct NotifyCoreTests {
-    static let kinds: [NotificationKind] = [.orderReady, .orderCancelled]
+    /// The order kinds, whose text names the café and the pickup time.
+    static let orderKinds: [NotificationKind] = [.orderReady, .orderCancelled, .pickupReminder, .noShow]
 
-    @Test("every catalog language renders with the café and time filled in", arguments: MessageCatalog.languages, kinds)
-    func render(language: String, kind: NotificationKind) throws {
-        let text = try #require(MessageCatalog.render(kind, language: language, cafe: "Café München", time: "25.06.2020, 09:41"))
-        #expect(!text.title.isEmpty)
-        #expect(text.body.contains("Café München"))
-        #expect(text.body.contains("25.06.2020, 09:41"))
-        #expect(!text.title.contains("{") && !text.title.contains("}"))
-        #expect(!text.body.contains("{") && !text.body.contains("}"))
+    @Test("every catalog language renders every message with its placeholders filled",
+          arguments: MessageCatalog.languages, MessageCatalog.Message.allCases)
+    func renderEveryMessage(language: String, message: MessageCatalog.Message) throws {
+        let values = ["cafe": "Café München", "time": "25.06.2020, 09:41", "reason": "Küche geschlossen", "text": "Bring the mug back"]
+        let text = try #require(MessageCatalog.render(message, language: language, values: values))
+        #expect(!text.title.isEmpty && !text.body.isEmpty)
+        #expect((text.title + text.body).contains("Café München"))
+        for placeholder in ["{cafe}", "{time}", "{reason}", "{text}"] {
+            #expect(!text.title.contains(placeholder) && !text.body.contains(placeholder), "\(message) in \(language): \(placeholder) left unfilled")
+        }
+        switch message {
+        case .regionReminder: #expect(text.body == "Bring the mug back")
+        case .orderCancelledWithReason: #expect(text.body.contains("Küche geschlossen") && text.body.contains("25.06.2020, 09:41"))
+        default: #expect(text.body.contains("25.06.2020, 09:41"))
+        }
     }
 
-    @Test("the catalog covers en, de, fr, es and ja, each in its own words", arguments: kinds)
-    func distinctLanguages(kind: NotificationKind) throws {
+    @Test("the catalog covers en, de, fr, es and ja, each in its own words", arguments: MessageCatalog.Message.allCases)
+    func distinctLanguages(message: MessageCatalog.Message) throws {
         #expect(Set(MessageCatalog.languages) == ["en", "de", "fr", "es", "ja"])
-        let titles = try MessageCatalog.languages.map { try #require(MessageCatalog.render(kind, language: $0, cafe: "X", time: "Y")).title }
+        let titles = try MessageCatalog.languages.map { try #require(MessageCatalog.render(message, language: $0, values: ["cafe": "X"])).title }
         #expect(Set(titles).count == MessageCatalog.languages.count)
     }
 
-    @Test("ready and cancelled read differently", arguments: MessageCatalog.languages)
+    @Test("the order notifications read differently from each other", arguments: MessageCatalog.languages)
     func kindsDiffer(language: String) {
-        let ready = MessageCatalog.render(.orderReady, language: language, cafe: "X", time: "Y")
-        let cancelled = MessageCatalog.render(.orderCancelled, language: language, cafe: "X", time: "Y")
-        #expect(ready != nil && cancelled != nil && ready != cancelled)
+        let titles = Self.orderKinds.compactMap { MessageCatalog.render($0, language: language, cafe: "X", time: "Y")?.title }
+        #expect(Set(titles).count == Self.orderKinds.count)
+    }
+
+    @Test("a cancellation gives the reason when there is one", arguments: MessageCatalog.languages)
+    func cancelReason(language: String) throws {
+        let with = try #require(MessageCatalog.render(.orderCancelled, language: language, cafe: "X", time: "Y", reason: "out of oat milk"))
+        let without = try #require(MessageCatalog.render(.orderCancelled, language: language, cafe: "X", time: "Y", reason: nil))
+        #expect(with.body.contains("out of oat milk") && with.body.hasPrefix(String(without.body.prefix(4))))
+        #expect(MessageCatalog.render(.orderCancelled, language: language, cafe: "X", time: "Y", reason: "") == without)
     }
 
     @Test("English text as a user sees it")
@@ -43,6 +58,7 @@ struct NotifyCoreTests {
     ])
     func fallback(tag: String, language: String) {
         #expect(MessageCatalog.language(for: tag) == language)
+        #expect((MessageCatalog.catalogLanguage(for: tag) == nil) == (language == "en" && !tag.lowercased().hasPrefix("en")))
     }
 
     @Test("an unsupported language gets the English text")

@@ -66,6 +66,9 @@ struct ProtocolDocumentTests {
         Op.kdsBump: contract(TicketCommand.self, TicketView.self),
         Op.deviceRegister: contract(RegisterDevice.self, Registration.self),
         Op.inboxList: contract(InboxQuery.self, InboxReply.self),
+        Op.reminderSet: contract(SetReminder.self, RegionReminder.self),
+        Op.reminderList: contract(ReminderQuery.self, ReminderList.self),
+        Op.reminderCancel: contract(CancelReminder.self, RegionReminder.self),
     ]
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)

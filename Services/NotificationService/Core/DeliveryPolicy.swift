@@ -8,7 +8,7 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var language: String
     public var locale: String
     public var authorization: NotificationAuthorization
-    /// The last App Clip launch (renews an ephemeral grant).
+    /// The last launch (`device.register`); for `ephemeral` it starts the 8-hour grant.
     public var launchedAt: Timestamp
 
     public init(deviceId: String, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization, launchedAt: Timestamp) {
@@ -27,20 +27,44 @@ public struct DeviceRegistration: Sendable, Equatable {
     }
 }
 
+/// Why a notification was recorded and not sent. Stable strings: they travel in
+/// `undeliverableReason` and operators count by them.
+public enum UndeliverableReason {
+    /// No registration for the device (the order named a device that never registered).
+    public static let deviceUnknown = "device.unknown"
+    /// The user turned notifications off.
+    public static let denied = "authorization.denied"
+    /// The app never asked for notification permission.
+    public static let notDetermined = "authorization.notDetermined"
+    /// An App Clip's grant ended 8 hours after its last launch.
+    public static let ephemeralExpired = "ephemeral.expired"
+    /// Past its `expiresAt` (the pickup window is over): showing it would only mislead.
+    public static let expired = "notification.expired"
+}
+
 /// Whether a notification may be delivered to a device now, and why not.
 public enum DeliveryPolicy {
-    /// An App Clip's ephemeral notification grant lasts 8 hours after each launch.
+    /// An App Clip's ephemeral notification grant lasts 8 hours after each launch (WWDC20 10120).
     public static let ephemeralGrantSeconds = 8.0 * 3600
 
-    /// The reason a notification cannot be delivered; nil when it can.
+    /// The reason a notification cannot be delivered to the device now; nil when it can.
+    /// `authorized` and `provisional` (delivered quietly) never lapse; `ephemeral` lapses 8 hours
+    /// after the last launch, and a new launch renews it.
     public static func refusal(_ registration: DeviceRegistration?, now: Timestamp) -> String? {
-        guard let registration else { return "device.unknown" }
+        guard let registration else { return UndeliverableReason.deviceUnknown }
         switch registration.authorization {
         case .authorized, .provisional: return nil
-        case .denied: return "authorization.denied"
-        case .notDetermined: return "authorization.notDetermined"
+        case .denied: return UndeliverableReason.denied
+        case .notDetermined: return UndeliverableReason.notDetermined
         case .ephemeral:
-            return now < registration.launchedAt.adding(seconds: ephemeralGrantSeconds) ? nil : "ephemeral.expired"
+            return now < registration.launchedAt.adding(seconds: ephemeralGrantSeconds) ? nil : UndeliverableReason.ephemeralExpired
         }
+    }
+
+    /// The device's refusal first (it is about the device), then the notification's own expiry.
+    public static func refusal(_ registration: DeviceRegistration?, expiresAt: Timestamp?, now: Timestamp) -> String? {
+        if let reason = refusal(registration, now: now) { return reason }
+        if let expiresAt, now >= expiresAt { return UndeliverableReason.expired }
+        return nil
     }
 }

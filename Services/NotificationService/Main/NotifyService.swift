@@ -5,9 +5,10 @@ import NotifyCore
 import SQLite
 import ServiceRuntime
 
-/// The shell of notification-service: registrations and inboxes in SQLite; each notification
-/// written with its delivery event in one transaction; event ids remembered so a replayed event
-/// never notifies twice, and one notification per (device, kind, order).
+/// The shell of notification-service: registrations, inboxes and reminders in SQLite. Each
+/// notification is written with its delivery (or undeliverable) event in one transaction through
+/// the outbox; the event id of what caused it is remembered in the same transaction, so a
+/// replayed event never notifies twice, and one notification per (device, kind, order).
 final class NotifyService {
     static let migrations = [
         Migration(1, """
@@ -34,114 +35,128 @@ final class NotifyService {
             );
             CREATE TABLE processed_events (event_id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL) WITHOUT ROWID;
             """),
+        // A repeating region reminder notifies once per arrival under one collapse id, so "once"
+        // gets its own key; pickup and region reminders get their tables; café names are learned
+        // from order snapshots for reminder titles.
+        Migration(2, """
+            CREATE TABLE notifications_v2 (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                notification_id TEXT NOT NULL UNIQUE,
+                device_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                collapse_id TEXT NOT NULL,
+                once_key TEXT NOT NULL,
+                body TEXT NOT NULL,
+                delivered INTEGER NOT NULL,
+                reason TEXT,
+                UNIQUE (device_id, kind, once_key)
+            );
+            INSERT INTO notifications_v2 (seq, notification_id, device_id, kind, collapse_id, once_key, body, delivered, reason)
+                SELECT seq, notification_id, device_id, kind, collapse_id, collapse_id, body, delivered, reason FROM notifications;
+            DROP TABLE notifications;
+            ALTER TABLE notifications_v2 RENAME TO notifications;
+            CREATE INDEX notifications_inbox ON notifications (device_id, delivered, seq);
+            CREATE TABLE pickup_reminders (
+                order_id TEXT PRIMARY KEY,
+                due_ms INTEGER NOT NULL,
+                snapshot TEXT NOT NULL,
+                state TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX pickup_reminders_due ON pickup_reminders (state, due_ms);
+            CREATE TABLE region_reminders (
+                reminder_id TEXT NOT NULL UNIQUE,
+                device_id TEXT NOT NULL,
+                cafe_id TEXT NOT NULL,
+                text TEXT NOT NULL,
+                one_shot INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                created_ms INTEGER NOT NULL,
+                fired_ms INTEGER
+            );
+            CREATE INDEX region_reminders_arrival ON region_reminders (device_id, cafe_id, state);
+            CREATE TABLE cafes (cafe_id TEXT PRIMARY KEY, name TEXT NOT NULL) WITHOUT ROWID;
+            """),
     ]
 
-    private let host: ServiceHost
-    private let times = PickupTimeFormatter()
-    private var db: Database { host.db }
+    let host: ServiceHost
+    /// The campus catalog when configured: café names and the ids reminders may name.
+    let catalog: CampusCatalog?
+    let composer = NotificationComposer()
+    let schedule: PickupReminderSchedule
+    var db: Database { host.db }
+    var now: Timestamp { host.clock.now() }
+    /// Events skipped because their id was already applied (since start), for health.
+    var deduplicated = 0
 
-    init(host: ServiceHost) {
+    init(host: ServiceHost, catalog: CampusCatalog?, schedule: PickupReminderSchedule, tickSeconds: Double) {
         self.host = host
+        self.catalog = catalog
+        self.schedule = schedule
+        self.tickSeconds = tickSeconds
     }
+
+    private let tickSeconds: Double
 
     func start() throws {
         try db.migrate("notification-service", Self.migrations)
-        try host.subscribe(["order."], durableStreams: ["order"]) { [unowned self] _, envelope in try self.consume(envelope) }
+        try host.subscribe(["order.", "region."], durableStreams: ["order", "region"]) { [unowned self] _, envelope in try self.consume(envelope) }
         host.router.on(Op.deviceRegister, RegisterDevice.self) { [unowned self] in try self.register($0) }
         host.router.on(Op.inboxList, InboxQuery.self) { [unowned self] in try self.inbox($0) }
+        host.router.on(Op.reminderSet, SetReminder.self) { [unowned self] in try self.setReminder($0) }
+        host.router.on(Op.reminderList, ReminderQuery.self) { [unowned self] in try self.listReminders($0) }
+        host.router.on(Op.reminderCancel, CancelReminder.self) { [unowned self] in try self.cancelReminder($0) }
+        // Pickup reminders live in SQLite, so a restart neither loses nor repeats one.
+        host.reactor.every(tickSeconds, name: "reminders.pickup") { [unowned self] in try self.sendDuePickupReminders() }
+        host.reactor.every(3600, name: "processed.prune") { [unowned self] in
+            // Replays reach back as far as publishers keep their outbox (7 days); ids older than that cannot come back.
+            try self.db.run("DELETE FROM processed_events WHERE at_ms < ?", self.now.adding(seconds: -8 * 24 * 3600).milliseconds)
+        }
         host.addHealthDetails { [unowned self] in
-            let sent = (try? db.query("SELECT COUNT(*) AS n FROM notifications WHERE delivered = 1").first?.int("n")) ?? -1
-            let refused = (try? db.query("SELECT COUNT(*) AS n FROM notifications WHERE delivered = 0").first?.int("n")) ?? -1
-            return ["notifications.delivered": "\(sent)", "notifications.undeliverable": "\(refused)"]
+            func count(_ sql: String) -> String { "\((try? db.query(sql).first?.int("n")) ?? -1)" }
+            return [
+                "notifications.delivered": count("SELECT COUNT(*) AS n FROM notifications WHERE delivered = 1"),
+                "notifications.undeliverable": count("SELECT COUNT(*) AS n FROM notifications WHERE delivered = 0"),
+                "reminders.pickupPending": count("SELECT COUNT(*) AS n FROM pickup_reminders WHERE state = 'pending'"),
+                "reminders.regionActive": count("SELECT COUNT(*) AS n FROM region_reminders WHERE state = 'active'"),
+                "events.deduplicated": "\(deduplicated)",
+            ]
         }
     }
 
-    private func register(_ request: RegisterDevice) throws -> Registration {
-        for (field, value) in [("deviceId", request.deviceId), ("userId", request.userId ?? "x")] {
-            guard (1...64).contains(value.utf8.count), value.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 95 }) else {
-                throw ServiceError(.invalidField, "\(field) must be 1–64 characters of A–Z, a–z, 0–9, - and _")
-            }
-        }
-        guard request.channel == "bus" else { throw ServiceError(.invalidField, "channel \"\(request.channel.prefix(20))\" is not supported (supported: bus)") }
-        guard isValidLocaleIdentifier(request.language) else { throw ServiceError(.invalidField, "language \"\(request.language.prefix(20))\" is not a language tag like en or de-CH") }
-        guard isValidLocaleIdentifier(request.locale) else { throw ServiceError(.invalidField, "locale \"\(request.locale.prefix(20))\" is not a locale identifier like en_US") }
-        let now = host.clock.now()
-        try host.write {
-            try db.run("""
-                INSERT INTO devices (device_id, user_id, channel, language, locale, authorization, launched_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(device_id) DO UPDATE SET user_id = excluded.user_id, channel = excluded.channel, language = excluded.language,
-                    locale = excluded.locale, authorization = excluded.authorization, launched_ms = excluded.launched_ms
-                """, request.deviceId, request.userId, request.channel, request.language, request.locale, request.authorization.rawValue, now.milliseconds)
-        }
-        let registration = DeviceRegistration(deviceId: request.deviceId, userId: request.userId, channel: request.channel, language: request.language,
-                                              locale: request.locale, authorization: request.authorization, launchedAt: now)
-        return Registration(deviceId: request.deviceId, language: request.language, locale: request.locale,
-                            authorization: request.authorization, grantExpiresAt: registration.grantExpiresAt)
+    /// A café's name: from the catalog, else as the last order taught it, else its id.
+    func cafeName(_ cafeId: String) throws -> String {
+        if let cafe = catalog?.cafe(cafeId) { return cafe.name }
+        return try db.query("SELECT name FROM cafes WHERE cafe_id = ?", cafeId).first?.string("name") ?? cafeId
     }
 
-    private func inbox(_ query: InboxQuery) throws -> InboxReply {
-        let limit = min(max(query.limit ?? 50, 1), 500)
-        var after: Int64 = 0
-        if let since = query.sinceId {
-            guard let row = try db.query("SELECT seq FROM notifications WHERE notification_id = ? AND device_id = ?", since, query.deviceId).first else {
-                throw ServiceError(.invalidField, "sinceId \(since.prefix(60)) is not a notification of device \(query.deviceId.prefix(64))")
-            }
-            after = row.int64("seq")
-        }
-        let rows = try db.query("SELECT body FROM notifications WHERE device_id = ? AND delivered = 1 AND seq > ? ORDER BY seq LIMIT ?", query.deviceId, after, limit)
-        return InboxReply(deviceId: query.deviceId, notifications: try rows.map { try JSONDecoder().decode(DeviceNotification.self, from: Data($0.string("body").utf8)) })
-    }
-
-    private func registration(_ deviceId: String) throws -> DeviceRegistration? {
+    /// A device's registration, nil when it never registered.
+    func registration(_ deviceId: String) throws -> DeviceRegistration? {
         guard let row = try db.query("SELECT * FROM devices WHERE device_id = ?", deviceId).first else { return nil }
         return DeviceRegistration(deviceId: deviceId, userId: row.optionalString("user_id"), channel: row.string("channel"), language: row.string("language"),
                                   locale: row.string("locale"), authorization: NotificationAuthorization(rawValue: row.string("authorization")) ?? .notDetermined,
                                   launchedAt: Timestamp(milliseconds: row.int64("launched_ms")))
     }
 
-    private func consume(_ envelope: Envelope) throws {
-        guard case .order(let event) = envelope.body else { return }
-        let kind: NotificationKind
-        switch envelope.type {
-        case .orderReady: kind = .orderReady
-        case .orderCancelled: kind = .orderCancelled
-        default: return
-        }
-        // Dedupe on the event id: a replayed or re-published event never notifies twice.
-        guard try db.query("SELECT 1 AS x FROM processed_events WHERE event_id = ?", envelope.id).isEmpty else { return }
-        try db.run("INSERT INTO processed_events (event_id, at_ms) VALUES (?, ?)", envelope.id, host.clock.now().milliseconds)
-        var devices: [String] = []
-        if let deviceId = event.order.deviceId {
-            devices = [deviceId]
-        } else if let userId = event.order.userId {
-            devices = try db.query("SELECT device_id FROM devices WHERE user_id = ?", userId).map { $0.string("device_id") }
-        }
-        for deviceId in devices { try notify(deviceId, kind: kind, order: event.order) }
-    }
-
-    private func notify(_ deviceId: String, kind: NotificationKind, order: OrderSnapshot) throws {
-        let now = host.clock.now()
-        let registration = try registration(deviceId)
-        let language = MessageCatalog.language(for: registration?.language ?? "en")
-        let locale = registration?.locale ?? "en_US"
-        let time = times.format(order.pickupStart, timeZone: order.timeZone, locale: locale)
-        guard let text = MessageCatalog.render(kind, language: language, cafe: order.cafeName, time: time) else {
-            throw ServiceError(.internalError, "no message text for \(kind.rawValue)")
-        }
-        // A "ready" after the pickup window has closed helps nobody: record it, do not send it.
-        let reason = DeliveryPolicy.refusal(registration, now: now) ?? (now >= order.pickupEnd ? "notification.expired" : nil)
-        let notification = DeviceNotification(
-            notificationId: "ntf_" + UUID().uuidString.lowercased(), deviceId: deviceId, kind: kind, collapseId: order.orderId,
-            title: text.title, body: text.body, language: language, orderId: order.orderId,
-            expiresAt: order.pickupEnd, createdAt: now, undeliverableReason: reason)
-        try db.run("INSERT INTO notifications (notification_id, device_id, kind, collapse_id, body, delivered, reason) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                   notification.notificationId, deviceId, kind.rawValue, order.orderId, String(decoding: Wire.encode(notification), as: UTF8.self), reason == nil, reason)
-        guard db.changes == 1 else { return }  // collapsed: this device already has this notification for this order
-        if let reason {
-            host.logger.info("notification not delivered", ["device.id": deviceId, "order.id": order.orderId, "reason": reason])
+    /// Writes one device's notification and its delivery or undeliverable event, inside the
+    /// caller's transaction. `onceKey` names what may notify this device only once per kind (the
+    /// order id; a one-shot reminder's id); nil when it was already notified (collapsed).
+    @discardableResult
+    func notify(_ subject: NotificationSubject, deviceId: String, onceKey: String) throws -> DeviceNotification? {
+        let notification = composer.compose(subject, deviceId: deviceId, registration: try registration(deviceId),
+                                             notificationId: "ntf_" + UUID().uuidString.lowercased(), now: now)
+        try db.run("""
+            INSERT INTO notifications (notification_id, device_id, kind, collapse_id, once_key, body, delivered, reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """, notification.notificationId, deviceId, notification.kind.rawValue, notification.collapseId, onceKey,
+                   String(decoding: Wire.encode(notification), as: UTF8.self), notification.undeliverableReason == nil, notification.undeliverableReason)
+        guard db.changes == 1 else { return nil }
+        if let reason = notification.undeliverableReason {
+            host.logger.info("notification not delivered", ["device.id": deviceId, "notification.kind": notification.kind.rawValue,
+                                                            "notification.collapseId": notification.collapseId, "reason": reason])
             try host.emit(.notifyUndeliverable, topic: Topic.notifyUndeliverable, stream: "notify", .notification(notification))
         } else {
             try host.emit(.notifyDelivery, topic: Topic.notifyDelivery(device: deviceId), stream: "notify", .notification(notification))
         }
+        return notification
     }
 }

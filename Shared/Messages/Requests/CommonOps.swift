@@ -91,4 +91,7 @@ public enum Op {
     public static let kdsBump = "kds.bump"
     public static let deviceRegister = "device.register"
     public static let inboxList = "inbox.list"
+    public static let reminderSet = "reminder.set"
+    public static let reminderList = "reminder.list"
+    public static let reminderCancel = "reminder.cancel"
 }

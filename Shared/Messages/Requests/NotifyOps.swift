@@ -4,7 +4,8 @@ public enum NotificationAuthorization: String, Codable, Sendable, CaseIterable {
     case notDetermined, denied, authorized, provisional, ephemeral
 }
 
-/// `device.register`: where and how to notify a device.
+/// `device.register`: where and how to notify a device. Each call is a launch: for `ephemeral`
+/// it starts a new 8-hour grant.
 public struct RegisterDevice: Codable, Sendable, Equatable {
     public var deviceId: String
     public var userId: String?
@@ -25,6 +26,7 @@ public struct RegisterDevice: Codable, Sendable, Equatable {
     }
 }
 
+/// The registration as stored.
 public struct Registration: Codable, Sendable, Equatable {
     public var deviceId: String
     public var language: String
@@ -32,16 +34,24 @@ public struct Registration: Codable, Sendable, Equatable {
     public var authorization: NotificationAuthorization
     /// For `ephemeral`: when the grant lapses.
     public var grantExpiresAt: Timestamp?
-    public init(deviceId: String, language: String, locale: String, authorization: NotificationAuthorization, grantExpiresAt: Timestamp?) {
+    /// The catalog language notifications will be written in ("en" when `language` has no catalog).
+    public var notificationLanguage: String?
+    /// This registration (launch) as the service recorded it.
+    public var launchedAt: Timestamp?
+    public init(deviceId: String, language: String, locale: String, authorization: NotificationAuthorization, grantExpiresAt: Timestamp?,
+                notificationLanguage: String? = nil, launchedAt: Timestamp? = nil) {
         self.deviceId = deviceId
         self.language = language
         self.locale = locale
         self.authorization = authorization
         self.grantExpiresAt = grantExpiresAt
+        self.notificationLanguage = notificationLanguage
+        self.launchedAt = launchedAt
     }
 }
 
-/// `inbox.list`: a device's notifications after `sinceId` (all when nil), oldest first.
+/// `inbox.list`: a device's delivered notifications after `sinceId` (all when nil), oldest
+/// first, at most `limit` (default 50, at most 500).
 public struct InboxQuery: Codable, Sendable, Equatable {
     public var deviceId: String
     public var sinceId: String?
@@ -59,5 +69,85 @@ public struct InboxReply: Codable, Sendable, Equatable {
     public init(deviceId: String, notifications: [DeviceNotification]) {
         self.deviceId = deviceId
         self.notifications = notifications
+    }
+}
+
+/// `reminder.set`: "when I arrive at this café, remind me …". Delivered on the device's arrival
+/// (the campus monitor's condition for the café satisfied): no "always" location needed.
+public struct SetReminder: Codable, Sendable, Equatable {
+    public var deviceId: String
+    /// The café id (the campus monitor's condition identifier).
+    public var cafeId: String
+    /// The user's words, 1–200 characters, shown as the notification's body.
+    public var text: String
+    /// Fire once and end (the default), or on every arrival until cancelled.
+    public var oneShot: Bool?
+    public init(deviceId: String, cafeId: String, text: String, oneShot: Bool? = nil) {
+        self.deviceId = deviceId
+        self.cafeId = cafeId
+        self.text = text
+        self.oneShot = oneShot
+    }
+}
+
+/// `reminder.list`: a device's region reminders.
+public struct ReminderQuery: Codable, Sendable, Equatable {
+    public var deviceId: String
+    /// Also the ones that have fired (one-shot) or were cancelled.
+    public var includeDone: Bool?
+    public init(deviceId: String, includeDone: Bool? = nil) {
+        self.deviceId = deviceId
+        self.includeDone = includeDone
+    }
+}
+
+/// `reminder.cancel`: ends one of a device's region reminders.
+public struct CancelReminder: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var reminderId: String
+    public init(deviceId: String, reminderId: String) {
+        self.deviceId = deviceId
+        self.reminderId = reminderId
+    }
+}
+
+/// Where a region reminder stands.
+public enum ReminderState: String, Codable, Sendable, CaseIterable {
+    /// Waiting for the device to arrive.
+    case active
+    /// A one-shot reminder that has fired.
+    case fired
+    case cancelled
+}
+
+/// A region reminder as stored.
+public struct RegionReminder: Codable, Sendable, Equatable {
+    public var reminderId: String
+    public var deviceId: String
+    public var cafeId: String
+    public var text: String
+    public var oneShot: Bool
+    public var state: ReminderState
+    public var createdAt: Timestamp
+    /// The last arrival that delivered it.
+    public var firedAt: Timestamp?
+    public init(reminderId: String, deviceId: String, cafeId: String, text: String, oneShot: Bool, state: ReminderState, createdAt: Timestamp, firedAt: Timestamp?) {
+        self.reminderId = reminderId
+        self.deviceId = deviceId
+        self.cafeId = cafeId
+        self.text = text
+        self.oneShot = oneShot
+        self.state = state
+        self.createdAt = createdAt
+        self.firedAt = firedAt
+    }
+}
+
+public struct ReminderList: Codable, Sendable, Equatable {
+    public var deviceId: String
+    public var reminders: [RegionReminder]
+    public init(deviceId: String, reminders: [RegionReminder]) {
+        self.deviceId = deviceId
+        self.reminders = reminders
     }
 }
