@@ -87,4 +87,8 @@ public enum Op {
     public static let kdsBump = "kds.bump"
     public static let deviceRegister = "device.register"
     public static let inboxList = "inbox.list"
+    public static let kdsRecall = "kds.recall"
+    public static let kdsRush = "kds.rush"
+    public static let kdsOrders = "kds.orders"
+    public static let kdsCounts = "kds.counts"
 }
