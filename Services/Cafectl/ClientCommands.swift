@@ -102,14 +102,8 @@ struct ClientCommands {
             let request = OrderQuery(orderId: words[2], locale: args.string("locale"))
             try args.checkAllUsed()
             _ = try call("orders", Op.orderGet, request, as: OrderView.self)
-        case ("kds", "tickets"):
-            let query = TicketsQuery(cafeId: args.string("cafe"), station: args.string("station"), includeDone: try args.bool("all", default: false))
-            try args.checkAllUsed()
-            _ = try call("kitchen", Op.kdsTickets, query, as: TicketsReply.self)
-        case ("kds", "start"), ("kds", "bump"):
-            guard words.count == 3 else { throw UsageError("usage: cafectl kds \(words[1]) <ticket-id>") }
-            try args.checkAllUsed()
-            _ = try call("kitchen", words[1] == "start" ? Op.kdsStart : Op.kdsBump, TicketCommand(ticketId: words[2]), as: TicketView.self)
+        case ("kds", _):
+            try runKitchen(&args)
         case ("notify", "register"):
             let request = RegisterDevice(deviceId: try args.required("device"), userId: args.string("user"), channel: args.string("channel") ?? "bus",
                                          language: args.string("language") ?? "en", locale: args.string("locale") ?? "en_US",
