@@ -145,7 +145,8 @@ public struct ScreenLayout: Sendable {
         return codes.joined(separator: ";")
     }
 
-    private func short(_ id: String) -> String { "#" + String(id.prefix(8)) }
+    /// The end of an id: order ids share their prefix ("ord_"), their last characters tell them apart.
+    private func short(_ id: String) -> String { "#" + String(id.suffix(6)) }
 
     private func pad(_ text: String, _ count: Int) -> String { text.count >= count ? text : text + String(repeating: " ", count: count - text.count) }
 

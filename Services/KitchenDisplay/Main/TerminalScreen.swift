@@ -29,7 +29,7 @@ final class TerminalScreen {
         self.cafe = cafe
         let view: ScreenLayout.View = station.map { $0 == "expediter" ? .expediter : .station($0) } ?? .allStations
         layout = ScreenLayout(views: ScreenLayout.views(stations: station.flatMap { $0 == "expediter" ? nil : $0 }.map { [$0] } ?? []),
-                              view: view, tickets: [], orders: [], counts: [], link: nil, status: "starting…", selected: 0)
+                              view: view, tickets: [], orders: [], counts: [], link: nil, status: "", selected: 0)
     }
 
     /// Raw keys, alternate screen, hidden cursor, and a SIGWINCH source for redraws.
