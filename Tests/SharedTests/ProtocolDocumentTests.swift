@@ -60,6 +60,10 @@ struct ProtocolDocumentTests {
         Op.kdsTickets: contract(TicketsQuery.self, TicketsReply.self),
         Op.kdsStart: contract(TicketCommand.self, TicketView.self),
         Op.kdsBump: contract(TicketCommand.self, TicketView.self),
+        Op.kdsRecall: contract(TicketCommand.self, TicketView.self),
+        Op.kdsRush: contract(RushCommand.self, ExpediterOrder.self),
+        Op.kdsOrders: contract(OrdersQuery.self, OrdersReply.self),
+        Op.kdsCounts: contract(CountsQuery.self, CountsReply.self),
         Op.deviceRegister: contract(RegisterDevice.self, Registration.self),
         Op.inboxList: contract(InboxQuery.self, InboxReply.self),
     ]
