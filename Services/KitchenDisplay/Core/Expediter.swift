@@ -20,10 +20,10 @@ public enum Expediter {
                                   createdAt: group.map(\.createdAt).min() ?? first.createdAt, ageSeconds: age,
                                   colour: TicketTimer.colour(ageSeconds: age, settings: settings), tickets: group)
         }
-        return orders.sorted {
-            ($0.rush ? 0 : 1, $0.customerHere ? 0 : 1, $0.pickupStart.milliseconds, $0.createdAt.milliseconds, $0.orderId)
-                < ($1.rush ? 0 : 1, $1.customerHere ? 0 : 1, $1.pickupStart.milliseconds, $1.createdAt.milliseconds, $1.orderId)
+        func key(_ o: ExpediterOrder) -> (Int, Int, Int64, Int64, String) {
+            TicketBoard.priorityKey(rush: o.rush, customerHere: o.customerHere, pickupStart: o.pickupStart, createdAt: o.createdAt, id: o.orderId)
         }
+        return orders.sorted { key($0) < key($1) }
     }
 
     /// One state for a whole order.

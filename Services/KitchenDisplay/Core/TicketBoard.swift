@@ -100,6 +100,11 @@ public enum TicketBoard {
     }
 
     static func priorityKey(_ t: Ticket) -> (Int, Int, Int64, Int64, String) {
-        (t.rush ? 0 : 1, t.customerHere ? 0 : 1, t.pickupStart.milliseconds, t.createdAt.milliseconds, t.ticketId)
+        priorityKey(rush: t.rush, customerHere: t.customerHere, pickupStart: t.pickupStart, createdAt: t.createdAt, id: t.ticketId)
+    }
+
+    /// The one screen order, for tickets and for the expediter's orders alike.
+    static func priorityKey(rush: Bool, customerHere: Bool, pickupStart: Timestamp, createdAt: Timestamp, id: String) -> (Int, Int, Int64, Int64, String) {
+        (rush ? 0 : 1, customerHere ? 0 : 1, pickupStart.milliseconds, createdAt.milliseconds, id)
     }
 }
