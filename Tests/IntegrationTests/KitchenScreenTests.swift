@@ -137,4 +137,45 @@ final class KitchenScreenTests: XCTestCase {
         _ = try tmux.waitFor("the not-answering banner") { $0.contains("KITCHEN-DISPLAY NOT ANSWERING") }
         try tmux.keys("q")
     }
+
+    /// `--screen`: the service itself runs with the screen on its terminal, and its command socket
+    /// stays open; a key and a `cafectl kds` command change the same queue.
+    func testScreenModeKeepsTheCommandSocket() throws {
+        let tmux = try Tmux()
+        let platform = try Platform()
+        defer {
+            tmux.kill()
+            platform.stop()
+        }
+        try platform.startAll()
+        // The platform's headless kitchen makes way for one with its screen, same port and database.
+        platform.kill9("kitchen-display")
+        try tmux.start([platform.bin.appendingPathComponent("kitchen-display").path, "--screen"] + platform.arguments(for: "kitchen-display"),
+                       columns: 120, rows: 30)
+        let context = try Context()
+        let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 3_000)
+        defer { orders.close() }
+        let orderId = try KitchenDisplayTests.placeTwoStationOrder(orders, key: "kds-screen-mode-1")
+        let short = "#" + orderId.suffix(6)
+        let first = try tmux.waitFor("both tickets on the in-process screen") { screen in
+            screen.components(separatedBy: "\n").filter { $0.contains(short) && $0.contains("NEW") }.count == 2
+        }
+        XCTAssertTrue(first.contains("links: bus up, order-service up"), first)
+
+        // The socket answers while the screen runs; a bump through it shows on the screen.
+        let bumped = try platform.cafectl(["kds", "bump", "\(orderId):salad"])
+        XCTAssertEqual(bumped.status, 0, bumped.err)
+        _ = try tmux.waitFor("the salad gone after the socket's bump") { screen in
+            let rows = screen.components(separatedBy: "\n").filter { $0.contains(short) }
+            return rows.count == 1 && rows[0].contains("grill")
+        }
+        // And the key bumps the last station: the order is ready at order-service.
+        try tmux.keys("b")
+        _ = try tmux.waitFor("the grill bumped by key") { $0.contains("\(orderId):grill → BUMPED") }
+        _ = try eventually("order ready at order-service") {
+            try orders.call(Op.orderGet, OrderQuery(orderId: orderId), as: OrderView.self).order.state == .ready ? true : nil
+        }
+        let listed = try platform.cafectl(["kds", "tickets", "--all", "true"])
+        XCTAssertTrue(listed.out.contains("\"state\":\"ready\""), listed.out)
+    }
 }
