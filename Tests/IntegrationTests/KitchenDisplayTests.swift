@@ -183,4 +183,55 @@ struct KitchenDisplayTests {
             return link.bus == .up && link.orderService == .up ? true : nil
         }
     }
+
+    @Test("an order event seen again under a new seq changes nothing; a cancelled order stays on screen, marked, with nothing to bump")
+    func dedupeAndCancel() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 3_000)
+        let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"), timeoutMilliseconds: 3_000)
+        let publisher = try Socket(context, .pub)
+        try publisher.setLinger(milliseconds: 0)
+        try publisher.connect(platform.busPub)
+        defer { [orders, kitchen].forEach { $0.close() }; publisher.close() }
+        let kept = try Self.placeTwoStationOrder(orders, key: "kds-dedupe-1")
+        let cancelled = try Self.placeTwoStationOrder(orders, key: "kds-dedupe-2")
+        _ = try eventually("four tickets") { try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets.count == 4 ? true : nil }
+        let snapshot = try orders.call(Op.orderGet, OrderQuery(orderId: kept), as: OrderView.self).order
+        let other = try orders.call(Op.orderGet, OrderQuery(orderId: cancelled), as: OrderView.self).order
+
+        // A second publisher of the order stream (a replica, say) sends order events the kitchen
+        // must apply once, whatever seq they come under. Each is re-sent until it shows: the bus
+        // may still be joining the new publisher, and a repeat of one seq is dropped as a duplicate.
+        func publish(_ type: EventType, _ order: OrderSnapshot, id: String, seq: UInt64, until done: () throws -> Bool) throws {
+            let envelope = Envelope(type: type, id: id, source: "order-service-replica", stream: "order", seq: seq, time: Timestamp(Date()),
+                                    body: .order(OrderEvent(order: order, previous: nil, reason: "test", at: Timestamp(Date()))))
+            let topic = Topic.order(state: String(type.rawValue.dropFirst("order.".count)), cafe: order.cafeId)
+            _ = try eventually("\(type.rawValue) seq \(seq) applied") {
+                try publisher.send(multipart: [Data(topic.utf8), Wire.encode(envelope)])
+                return try done() ? true : nil
+            }
+        }
+        func state(_ ticketId: String) throws -> TicketView? {
+            try kitchen.call(Op.kdsTickets, TicketsQuery(includeDone: true), as: TicketsReply.self).tickets.first { $0.ticketId == ticketId }
+        }
+        let readyId = UUID().uuidString.lowercased()
+        try publish(.orderReady, snapshot, id: readyId, seq: 1) { try state("\(kept):grill")?.state == .ready }
+        #expect(try kitchen.call(Op.kdsRecall, TicketCommand(ticketId: "\(kept):grill"), as: TicketView.self).state == .inProgress)
+        // The same event again under seq 2, then a marker (seq 3) to know seq 2 went through first.
+        try publish(.orderReady, snapshot, id: readyId, seq: 2) { true }
+        try publish(.orderArrived, snapshot, id: UUID().uuidString.lowercased(), seq: 3) { try state("\(kept):grill")?.customerHere == true }
+        #expect(try state("\(kept):grill")?.state == .inProgress, "the replayed order.ready did not undo the recall")
+
+        // Cancelled: the tickets stay on the station screen and for the expediter, marked, and cannot be bumped.
+        try publish(.orderCancelled, other, id: UUID().uuidString.lowercased(), seq: 4) { try state("\(cancelled):grill")?.state == .cancelled }
+        let screen = try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets.filter { $0.orderId == cancelled }
+        #expect(screen.map(\.state) == [.cancelled, .cancelled] && screen.allSatisfy { $0.closedAt != nil })
+        #expect(try kitchen.call(Op.kdsOrders, OrdersQuery(), as: OrdersReply.self).orders.first { $0.orderId == cancelled }?.state == .cancelled)
+        #expect(Self.refusal { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(cancelled):salad"), as: TicketView.self) } == "kitchen.illegalTransition")
+        #expect(try kitchen.call(Op.kdsCounts, CountsQuery(station: "grill"), as: CountsReply.self).counts.map(\.quantity) == [2],
+                "only the kept order's recalled burgers are still to make, not the cancelled order's")
+    }
 }
