@@ -43,6 +43,11 @@ final class KitchenService {
         }
     }
 
+    /// After the reactor stopped: closes what the service opened beside the host's sockets.
+    func stop() {
+        links.close()
+    }
+
     // MARK: Order events
 
     /// Applies one order event inside the follower's transaction. An event id seen before changes

@@ -47,6 +47,12 @@ final class LinkWatcher {
         }
     }
 
+    /// Closes the heartbeat socket on the owning thread, after the reactor stopped.
+    func close() {
+        socket?.close()
+        socket = nil
+    }
+
     /// The links now, as replies and the screen show them.
     func status() -> KitchenLink {
         var cursor: UInt64 = 0

@@ -72,6 +72,7 @@ do {
     }
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
+    service.stop()
     screen?.close()
 } catch {
     FileHandle.standardError.write(Data("kitchen-display: \(error)\n".utf8))
