@@ -90,14 +90,8 @@ struct ClientCommands {
             _ = try call("orders", Op.windowReserve, ReserveRequest(cafeId: cafe, start: start, userId: user, locale: locale), as: ReservationView.self)
         case ("order", _):
             try runOrder(&args)
-        case ("kds", "tickets"):
-            let query = TicketsQuery(cafeId: args.string("cafe"), station: args.string("station"), includeDone: try args.bool("all", default: false))
-            try args.checkAllUsed()
-            _ = try call("kitchen", Op.kdsTickets, query, as: TicketsReply.self)
-        case ("kds", "start"), ("kds", "bump"):
-            guard words.count == 3 else { throw UsageError("usage: cafectl kds \(words[1]) <ticket-id>") }
-            try args.checkAllUsed()
-            _ = try call("kitchen", words[1] == "start" ? Op.kdsStart : Op.kdsBump, TicketCommand(ticketId: words[2]), as: TicketView.self)
+        case ("kds", _):
+            try runKitchen(&args)
         case ("notify", _), ("inbox", _), ("reminder", _):
             try runNotify(&args)
         case ("monitor", _), ("nearest", _), ("location", _):

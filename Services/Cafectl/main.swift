@@ -37,8 +37,12 @@ phone / kiosk:
   cafectl reminder list --device D [--all true]     cafectl reminder cancel <reminder-id> --device D
 
 kitchen:
-  cafectl kds tickets [--cafe C] [--station S] [--all true]
-  cafectl kds start <ticket-id>       cafectl kds bump <ticket-id>
+  cafectl kds tickets [--cafe C] [--station S] [--all true]     station tickets in screen order, with the link status
+  cafectl kds orders [--cafe C] [--all true]                    the expediter's view: whole orders (also: kds expediter)
+  cafectl kds counts [--cafe C] [--station S]                   all-day counts of what open tickets still need
+  cafectl kds start <ticket-id>    cafectl kds bump <ticket-id>    cafectl kds recall <ticket-id>
+  cafectl kds rush <order-id> [--off true]                      put an order ahead of the queue (or back)
+  the screen: kitchen-display --attach tcp://127.0.0.1:7440 [--station grill|expediter]
 
 location (region-monitor):
   cafectl monitor list

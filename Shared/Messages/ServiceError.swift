@@ -92,6 +92,10 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     // Kitchen.
     public static let unknownTicket: ErrorCode = "kitchen.unknownTicket"
     public static let ticketIllegalTransition: ErrorCode = "kitchen.illegalTransition"
+    /// A recall after the recall window closed.
+    public static let recallWindowClosed: ErrorCode = "kitchen.recallWindowClosed"
+    /// A kitchen command naming an order the kitchen has no ticket of.
+    public static let kitchenUnknownOrder: ErrorCode = "kitchen.unknownOrder"
 
     // Notifications.
     public static let unknownNotificationDevice: ErrorCode = "notify.unknownDevice"

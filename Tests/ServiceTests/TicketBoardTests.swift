@@ -50,7 +50,7 @@ struct TicketBoardTests {
         #expect(tickets.map(\.ticketId) == ["ord-1:grill"])
     }
 
-    @Test("start and bump: legal moves and refusals", arguments: [
+    @Test("start, bump and recall: legal moves and refusals", arguments: [
         (TicketBoard.Command.start, TicketState.new, TicketState.inProgress as TicketState?),
         (.start, .inProgress, nil),
         (.start, .ready, nil),
@@ -61,6 +61,14 @@ struct TicketBoardTests {
         (.bump, .ready, nil),
         (.bump, .pickedUp, nil),
         (.bump, .cancelled, nil),
+        (.recall, .ready, .inProgress),
+        (.recall, .new, nil),
+        (.recall, .inProgress, nil),
+        (.recall, .pickedUp, nil),
+        (.recall, .cancelled, nil),
+        (.recall, .noShow, nil),
+        (.start, .noShow, nil),
+        (.bump, .noShow, nil),
     ])
     func transitions(command: TicketBoard.Command, from: TicketState, to: TicketState?) {
         do {

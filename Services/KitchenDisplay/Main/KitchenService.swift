@@ -6,112 +6,145 @@ import ServiceRuntime
 
 /// The shell of kitchen-display: tickets in its own SQLite file, built from order events, changed
 /// by chef commands, each change written with its kitchen event in one transaction.
+///
+/// The command socket and the terminal screen call the same functions here (the screen sends its
+/// requests through the same router), so a key press and `cafectl kds ...` cannot differ.
 final class KitchenService {
-    static let migrations = [
-        Migration(1, """
-            CREATE TABLE tickets (
-                ticket_id TEXT PRIMARY KEY,
-                order_id TEXT NOT NULL,
-                cafe_id TEXT NOT NULL,
-                station TEXT NOT NULL,
-                state TEXT NOT NULL,
-                lines TEXT NOT NULL,
-                pickup_start_ms INTEGER NOT NULL,
-                customer_here INTEGER NOT NULL,
-                created_ms INTEGER NOT NULL,
-                updated_ms INTEGER NOT NULL
-            ) WITHOUT ROWID;
-            CREATE INDEX tickets_order ON tickets (order_id);
-            CREATE INDEX tickets_state ON tickets (state);
-            """),
-    ]
-
-    private let host: ServiceHost
+    let host: ServiceHost
+    let settings: KitchenSettings
     private var db: Database { host.db }
+    private var store: TicketStore { TicketStore(db: host.db) }
+    private let links: LinkWatcher
 
-    init(host: ServiceHost) {
+    init(host: ServiceHost, settings: KitchenSettings) throws {
         self.host = host
+        self.settings = settings
+        links = try LinkWatcher(host: host, settings: settings)
     }
 
     func start() throws {
-        try db.migrate("kitchen-display", Self.migrations)
+        try db.migrate("kitchen-display", TicketStore.migrations)
         try host.subscribe(["order."], durableStreams: ["order"]) { [unowned self] _, envelope in try self.consume(envelope) }
-        host.router.on(Op.kdsTickets, TicketsQuery.self) { [unowned self] query in
-            var tickets = try self.allTickets().filter {
-                (query.cafeId == nil || $0.cafeId == query.cafeId) && (query.station == nil || $0.station == query.station)
-            }
-            if query.includeDone != true { tickets = tickets.filter { $0.state == .new || $0.state == .inProgress } }
-            return TicketsReply(tickets: TicketBoard.sorted(tickets))
-        }
-        host.router.on(Op.kdsStart, TicketCommand.self) { [unowned self] in try self.command(.start, $0.ticketId) }
-        host.router.on(Op.kdsBump, TicketCommand.self) { [unowned self] in try self.command(.bump, $0.ticketId) }
+        try links.start()
+        let router = host.router
+        router.on(Op.kdsTickets, TicketsQuery.self) { [unowned self] in try self.tickets($0) }
+        router.on(Op.kdsOrders, OrdersQuery.self) { [unowned self] in try self.orders($0) }
+        router.on(Op.kdsCounts, CountsQuery.self) { [unowned self] in try self.counts($0) }
+        router.on(Op.kdsStart, TicketCommand.self) { [unowned self] in try self.command(.start, $0.ticketId) }
+        router.on(Op.kdsBump, TicketCommand.self) { [unowned self] in try self.command(.bump, $0.ticketId) }
+        router.on(Op.kdsRecall, TicketCommand.self) { [unowned self] in try self.command(.recall, $0.ticketId) }
+        router.on(Op.kdsRush, RushCommand.self) { [unowned self] in try self.rush($0) }
         host.addHealthDetails { [unowned self] in
-            let open = (try? db.query("SELECT COUNT(*) AS n FROM tickets WHERE state IN ('new','inProgress')").first?.int("n")) ?? -1
-            return ["tickets.open": "\(open)"]
+            let link = self.links.status()
+            return ["tickets.open": "\((try? self.store.openCount()) ?? -1)", "link.bus": link.bus.rawValue, "link.orderService": link.orderService.rawValue]
+        }
+        host.reactor.every(3600, name: "seen.prune") { [unowned self] in
+            try self.store.pruneSeen(before: self.host.clock.now().adding(seconds: -8 * 24 * 3600))
         }
     }
 
+    /// After the reactor stopped: closes what the service opened beside the host's sockets.
+    func stop() {
+        links.close()
+    }
+
+    // MARK: Order events
+
+    /// Applies one order event inside the follower's transaction. An event id seen before changes
+    /// nothing, so a replay after a restart or a publisher's re-send never doubles a ticket.
     private func consume(_ envelope: Envelope) throws {
         guard case .order(let event) = envelope.body else { return }
+        let now = host.clock.now()
+        guard try store.firstSighting(of: envelope.id, at: now) else { return }
         let order = event.order
-        switch envelope.type {
-        case .orderPlaced:
-            for ticket in TicketBoard.tickets(for: order, at: host.clock.now()) {
-                try db.run("""
-                    INSERT INTO tickets (ticket_id, order_id, cafe_id, station, state, lines, pickup_start_ms, customer_here, created_ms, updated_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(ticket_id) DO NOTHING
-                    """, ticket.ticketId, ticket.orderId, ticket.cafeId, ticket.station, ticket.state.rawValue,
-                    String(decoding: Wire.encode(ticket.lines), as: UTF8.self), ticket.pickupStart.milliseconds, ticket.customerHere,
-                    ticket.createdAt.milliseconds, ticket.createdAt.milliseconds)
-            }
-        case .orderCancelled:
-            try db.run("UPDATE tickets SET state = 'cancelled', updated_ms = ? WHERE order_id = ?", host.clock.now().milliseconds, order.orderId)
-        case .orderReady:
-            // A queue rebuilt from replay must not show as open what the kitchen already finished.
-            try db.run("UPDATE tickets SET state = 'ready', updated_ms = ? WHERE order_id = ? AND state IN ('new','inProgress')", host.clock.now().milliseconds, order.orderId)
-        case .orderPickedUp:
-            try db.run("UPDATE tickets SET state = 'pickedUp', updated_ms = ? WHERE order_id = ?", host.clock.now().milliseconds, order.orderId)
-        case .orderArrived:
-            try db.run("UPDATE tickets SET customer_here = 1 WHERE order_id = ?", order.orderId)
-        default:
-            break
+        if envelope.type == .orderPlaced {
+            for ticket in TicketBoard.tickets(for: order, at: event.at) { try store.insert(ticket, at: now) }
+            return
+        }
+        for ticket in try store.tickets(ofOrder: order.orderId) {
+            let next = TicketBoard.reacting(to: envelope.type, ticket, at: event.at)
+            if next != ticket { try store.update(next, at: now) }
         }
     }
 
-    private func command(_ command: TicketBoard.Command, _ ticketId: String) throws -> TicketView {
-        try host.write {
-            guard var ticket = try loadTickets("SELECT * FROM tickets WHERE ticket_id = ?", ticketId).first else {
-                throw ServiceError(.unknownTicket, "no ticket \(ticketId.prefix(80))")
+    // MARK: Commands
+
+    /// Start, bump or recall one ticket, with its kitchen event in the same transaction.
+    func command(_ command: TicketBoard.Command, _ ticketId: String) throws -> TicketView {
+        try Self.checkId(ticketId, "ticketId")
+        return try host.write {
+            guard let ticket = try store.ticket(ticketId) else {
+                throw ServiceError(.unknownTicket, "no ticket \(ticketId)")
             }
-            ticket.state = try TicketBoard.apply(command, to: ticket.state)
             let now = host.clock.now()
-            try db.run("UPDATE tickets SET state = ?, updated_ms = ? WHERE ticket_id = ?", ticket.state.rawValue, now.milliseconds, ticketId)
-            let event = KitchenEvent(orderId: ticket.orderId, cafeId: ticket.cafeId, ticketId: ticket.ticketId, station: ticket.station, at: now)
+            let next = try TicketBoard.apply(command, to: ticket, at: now, settings: settings)
+            try store.update(next, at: now)
+            let event = KitchenEvent(orderId: next.orderId, cafeId: next.cafeId, ticketId: next.ticketId, station: next.station, at: now)
             switch command {
             case .start:
-                try host.emit(.kitchenStarted, topic: Topic.kitchen(event: "started", cafe: ticket.cafeId), stream: "kitchen", .kitchen(event))
+                try emit(.kitchenStarted, "started", event)
+            case .recall:
+                try emit(.kitchenRecalled, "recalled", event)
             case .bump:
-                try host.emit(.kitchenBumped, topic: Topic.kitchen(event: "bumped", cafe: ticket.cafeId), stream: "kitchen", .kitchen(event))
-                if TicketBoard.orderReady(try loadTickets("SELECT * FROM tickets WHERE order_id = ?", ticket.orderId)) {
-                    try host.emit(.kitchenReady, topic: Topic.kitchen(event: "ready", cafe: ticket.cafeId), stream: "kitchen",
-                                  .kitchen(KitchenEvent(orderId: ticket.orderId, cafeId: ticket.cafeId, ticketId: nil, station: nil, at: now)))
+                try emit(.kitchenBumped, "bumped", event)
+                if TicketBoard.orderReady(try store.tickets(ofOrder: next.orderId)) {
+                    try emit(.kitchenReady, "ready", KitchenEvent(orderId: next.orderId, cafeId: next.cafeId, ticketId: nil, station: nil, at: now))
                 }
             }
-            return ticket
+            return TicketTimer.timed(next, at: now, settings: settings)
         }
     }
 
-    private func allTickets() throws -> [Ticket] { try loadTickets("SELECT * FROM tickets WHERE state IN ('new','inProgress','ready') ORDER BY created_ms LIMIT 500") }
-
-    private func loadTickets(_ sql: String, _ values: SQLiteBindable...) throws -> [Ticket] {
-        let statement = try db.prepare(sql)
-        try statement.bind(values.map(\.sqliteValue))
-        return try statement.rows().map { row in
-            Ticket(ticketId: row.string("ticket_id"), orderId: row.string("order_id"), cafeId: row.string("cafe_id"), station: row.string("station"),
-                   state: TicketState(rawValue: row.string("state")) ?? .new,
-                   lines: try JSONDecoder().decode([TicketLine].self, from: Data(row.string("lines").utf8)),
-                   pickupStart: Timestamp(milliseconds: row.int64("pickup_start_ms")), customerHere: row.bool("customer_here"),
-                   createdAt: Timestamp(milliseconds: row.int64("created_ms")))
+    /// Puts every ticket of an order ahead of the queue (or back in line).
+    func rush(_ request: RushCommand) throws -> ExpediterOrder {
+        try Self.checkId(request.orderId, "orderId")
+        return try host.write {
+            let tickets = try store.tickets(ofOrder: request.orderId)
+            guard !tickets.isEmpty else { throw ServiceError(.kitchenUnknownOrder, "the kitchen has no ticket of order \(request.orderId)") }
+            let now = host.clock.now()
+            let changed = tickets.map { ticket -> Ticket in
+                var next = ticket
+                next.rush = request.rush
+                return next
+            }
+            for ticket in changed { try store.update(ticket, at: now) }
+            return Expediter.orders(changed, at: now, settings: settings)[0]
         }
+    }
+
+    private func emit(_ type: EventType, _ name: String, _ event: KitchenEvent) throws {
+        try host.emit(type, topic: Topic.kitchen(event: name, cafe: event.cafeId), stream: "kitchen", .kitchen(event))
+    }
+
+    /// Ids are order ids and "<order>:<station>": printable, bounded.
+    static func checkId(_ id: String, _ field: String) throws {
+        guard !id.isEmpty, id.utf8.count <= 200, !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ServiceError(.invalidField, "body.\(field) must be 1 to 200 printable characters")
+        }
+    }
+
+    // MARK: Views
+
+    func tickets(_ query: TicketsQuery) throws -> TicketsReply {
+        let now = host.clock.now()
+        var tickets = query.includeDone == true ? try store.all() : try store.current(closedSince: now.adding(seconds: -settings.cancelledLingerSeconds))
+        tickets = tickets.filter { (query.cafeId == nil || $0.cafeId == query.cafeId) && (query.station == nil || $0.station == query.station) }
+        if query.includeDone != true { tickets = tickets.filter { TicketBoard.onStationScreen($0, at: now, settings: settings) } }
+        return TicketsReply(tickets: TicketBoard.sorted(tickets).map { TicketTimer.timed($0, at: now, settings: settings) }, link: links.status())
+    }
+
+    func orders(_ query: OrdersQuery) throws -> OrdersReply {
+        let now = host.clock.now()
+        let tickets = (query.includeDone == true ? try store.all() : try store.current(closedSince: now.adding(seconds: -settings.cancelledLingerSeconds)))
+            .filter { query.cafeId == nil || $0.cafeId == query.cafeId }
+        var orders = Expediter.orders(tickets, at: now, settings: settings)
+        if query.includeDone != true { orders = orders.filter { Expediter.onScreen($0, at: now, settings: settings) } }
+        return OrdersReply(orders: orders, link: links.status())
+    }
+
+    func counts(_ query: CountsQuery) throws -> CountsReply {
+        let tickets = try store.current(closedSince: host.clock.now())
+            .filter { (query.cafeId == nil || $0.cafeId == query.cafeId) && (query.station == nil || $0.station == query.station) }
+        return CountsReply(counts: AllDayCounts.counts(tickets), link: links.status())
     }
 }

@@ -94,4 +94,8 @@ public enum Op {
     public static let reminderSet = "reminder.set"
     public static let reminderList = "reminder.list"
     public static let reminderCancel = "reminder.cancel"
+    public static let kdsRecall = "kds.recall"
+    public static let kdsRush = "kds.rush"
+    public static let kdsOrders = "kds.orders"
+    public static let kdsCounts = "kds.counts"
 }

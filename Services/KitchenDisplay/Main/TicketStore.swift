@@ -1,0 +1,94 @@
+import Foundation
+import KitchenCore
+import Messages
+import SQLite
+
+/// kitchen-display's tables: tickets, and the ids of the order events already applied (so a
+/// replayed event, whatever its seq, never doubles or re-applies a change).
+struct TicketStore {
+    static let migrations = [
+        Migration(1, """
+            CREATE TABLE tickets (
+                ticket_id TEXT PRIMARY KEY,
+                order_id TEXT NOT NULL,
+                cafe_id TEXT NOT NULL,
+                station TEXT NOT NULL,
+                state TEXT NOT NULL,
+                lines TEXT NOT NULL,
+                pickup_start_ms INTEGER NOT NULL,
+                customer_here INTEGER NOT NULL,
+                created_ms INTEGER NOT NULL,
+                updated_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX tickets_order ON tickets (order_id);
+            CREATE INDEX tickets_state ON tickets (state);
+            """),
+        Migration(2, """
+            ALTER TABLE tickets ADD COLUMN rush INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE tickets ADD COLUMN bumped_ms INTEGER;
+            ALTER TABLE tickets ADD COLUMN closed_ms INTEGER;
+            CREATE TABLE seen_events (event_id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL) WITHOUT ROWID;
+            """),
+    ]
+
+    let db: Database
+
+    /// Records an event id; false when it was applied before.
+    func firstSighting(of eventId: String, at now: Timestamp) throws -> Bool {
+        try db.run("INSERT INTO seen_events (event_id, at_ms) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING", eventId, now.milliseconds)
+        return db.changes > 0
+    }
+
+    /// Forgets event ids older than `cutoff` (the publisher's outbox keeps a week too).
+    func pruneSeen(before cutoff: Timestamp) throws {
+        try db.run("DELETE FROM seen_events WHERE at_ms < ?", cutoff.milliseconds)
+    }
+
+    /// Adds a ticket unless one with its id exists.
+    func insert(_ ticket: Ticket, at now: Timestamp) throws {
+        try db.run("""
+            INSERT INTO tickets (ticket_id, order_id, cafe_id, station, state, lines, pickup_start_ms, customer_here, created_ms, updated_ms, rush)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(ticket_id) DO NOTHING
+            """, ticket.ticketId, ticket.orderId, ticket.cafeId, ticket.station, ticket.state.rawValue,
+            String(decoding: Wire.encode(ticket.lines), as: UTF8.self), ticket.pickupStart.milliseconds, ticket.customerHere,
+            ticket.createdAt.milliseconds, now.milliseconds, ticket.rush)
+    }
+
+    /// Writes a ticket's changeable fields.
+    func update(_ ticket: Ticket, at now: Timestamp) throws {
+        try db.run("""
+            UPDATE tickets SET state = ?, customer_here = ?, rush = ?, bumped_ms = ?, closed_ms = ?, updated_ms = ? WHERE ticket_id = ?
+            """, ticket.state.rawValue, ticket.customerHere, ticket.rush, ticket.bumpedAt?.milliseconds, ticket.closedAt?.milliseconds,
+            now.milliseconds, ticket.ticketId)
+    }
+
+    func ticket(_ ticketId: String) throws -> Ticket? { try load("SELECT * FROM tickets WHERE ticket_id = ?", ticketId).first }
+
+    func tickets(ofOrder orderId: String) throws -> [Ticket] { try load("SELECT * FROM tickets WHERE order_id = ? ORDER BY station", orderId) }
+
+    /// Tickets that may still be on a screen: open, bumped, or closed since `closedSince`.
+    func current(closedSince: Timestamp) throws -> [Ticket] {
+        try load("SELECT * FROM tickets WHERE state IN ('new','inProgress','ready') OR closed_ms >= ? ORDER BY created_ms LIMIT 2000", closedSince.milliseconds)
+    }
+
+    /// Every ticket, newest last (bounded).
+    func all() throws -> [Ticket] { try load("SELECT * FROM tickets ORDER BY created_ms DESC LIMIT 2000").reversed() }
+
+    func openCount() throws -> Int {
+        try db.query("SELECT COUNT(*) AS n FROM tickets WHERE state IN ('new','inProgress')").first?.int("n") ?? 0
+    }
+
+    private func load(_ sql: String, _ values: SQLiteBindable...) throws -> [Ticket] {
+        let statement = try db.prepare(sql)
+        try statement.bind(values.map(\.sqliteValue))
+        return try statement.rows().map { row in
+            Ticket(ticketId: row.string("ticket_id"), orderId: row.string("order_id"), cafeId: row.string("cafe_id"), station: row.string("station"),
+                   state: TicketState(rawValue: row.string("state")) ?? .new,
+                   lines: try JSONDecoder().decode([TicketLine].self, from: Data(row.string("lines").utf8)),
+                   pickupStart: Timestamp(milliseconds: row.int64("pickup_start_ms")), customerHere: row.bool("customer_here"),
+                   createdAt: Timestamp(milliseconds: row.int64("created_ms")), rush: row.bool("rush"),
+                   bumpedAt: row.optionalInt64("bumped_ms").map(Timestamp.init(milliseconds:)),
+                   closedAt: row.optionalInt64("closed_ms").map(Timestamp.init(milliseconds:)))
+        }
+    }
+}
