@@ -16,16 +16,16 @@ final class KitchenService {
     private var store: TicketStore { TicketStore(db: host.db) }
     private let links: LinkWatcher
 
-    init(host: ServiceHost, settings: KitchenSettings) throws {
+    init(host: ServiceHost, settings: KitchenSettings) {
         self.host = host
         self.settings = settings
-        links = try LinkWatcher(host: host, settings: settings)
+        links = LinkWatcher(host: host, settings: settings)
     }
 
     func start() throws {
         try db.migrate("kitchen-display", TicketStore.migrations)
         try host.subscribe(["order."], durableStreams: ["order"]) { [unowned self] _, envelope in try self.consume(envelope) }
-        try links.start()
+        links.start()
         let router = host.router
         router.on(Op.kdsTickets, TicketsQuery.self) { [unowned self] in try self.tickets($0) }
         router.on(Op.kdsOrders, OrdersQuery.self) { [unowned self] in try self.orders($0) }
@@ -41,11 +41,6 @@ final class KitchenService {
         host.reactor.every(3600, name: "seen.prune") { [unowned self] in
             try self.store.pruneSeen(before: self.host.clock.now().adding(seconds: -8 * 24 * 3600))
         }
-    }
-
-    /// After the reactor stopped: closes what the service opened beside the host's sockets.
-    func stop() {
-        links.close()
     }
 
     // MARK: Order events

@@ -58,7 +58,7 @@ if withScreen {
 }
 do {
     let host = try ServiceHost(service: "kitchen-display", config: config)
-    let service = try KitchenService(host: host, settings: settings)
+    let service = KitchenService(host: host, settings: settings)
     try service.start()
     var screen: TerminalScreen?
     if withScreen {
@@ -72,7 +72,6 @@ do {
     }
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
-    service.stop()
     screen?.close()
 } catch {
     FileHandle.standardError.write(Data("kitchen-display: \(error)\n".utf8))
