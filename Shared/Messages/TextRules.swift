@@ -8,6 +8,14 @@ public enum TextRules {
             }
     }
 
+    /// Throws `request.invalidField` naming `field` unless `value` is a token of 1–64 bytes: the
+    /// rule for every id a request carries (devices, users, monitors, owners).
+    public static func requireToken(_ value: String, field: String, allowingDots: Bool = false) throws(ServiceError) {
+        guard isToken(value, max: 64, allowingDots: allowingDots) else {
+            throw ServiceError(.invalidField, "\(field) must be 1–64 characters of A–Z, a–z, 0–9, \(allowingDots ? "., " : "")- and _")
+        }
+    }
+
     /// The UUID in canonical upper case, or nil when it is not 8-4-4-4-12 hex digits.
     /// Checked byte by byte: this runs for every sighting.
     public static func canonicalUUID(_ text: String) -> String? {

@@ -20,9 +20,7 @@ public struct ReportValidator: Sendable {
 
     /// Device ids: 1–64 of A–Z, a–z, 0–9, "-" and "_".
     public func validateDeviceID(_ id: String) throws(ServiceError) {
-        guard TextRules.isToken(id, max: 64) else {
-            throw ServiceError(.invalidField, "deviceId must be 1–64 characters of A–Z, a–z, 0–9, - and _")
-        }
+        try TextRules.requireToken(id, field: "deviceId")
     }
 
     /// Batch sizes within the limits.

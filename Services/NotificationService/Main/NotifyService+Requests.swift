@@ -9,8 +9,8 @@ import ServiceRuntime
 /// request changes nothing: the checks come before the write.
 extension NotifyService {
     func register(_ request: RegisterDevice) throws -> Registration {
-        try checkToken("deviceId", request.deviceId)
-        if let userId = request.userId { try checkToken("userId", userId) }
+        try TextRules.requireToken(request.deviceId, field: "deviceId")
+        if let userId = request.userId { try TextRules.requireToken(userId, field: "userId") }
         guard request.channel == "bus" else {
             throw ServiceError(.notificationChannelUnsupported, "channel \"\(request.channel.prefix(20))\" is not supported (supported: bus)")
         }
@@ -37,7 +37,7 @@ extension NotifyService {
     }
 
     func inbox(_ query: InboxQuery) throws -> InboxReply {
-        try checkToken("deviceId", query.deviceId)
+        try TextRules.requireToken(query.deviceId, field: "deviceId")
         try requireDevice(query.deviceId)
         if let limit = query.limit, !(1...500).contains(limit) {
             throw ServiceError(.invalidField, "limit must be 1–500, not \(limit)")
@@ -55,7 +55,7 @@ extension NotifyService {
     }
 
     func setReminder(_ request: SetReminder) throws -> RegionReminder {
-        try checkToken("deviceId", request.deviceId)
+        try TextRules.requireToken(request.deviceId, field: "deviceId")
         guard TextRules.isToken(request.cafeId, max: 64) else {
             throw ServiceError(.invalidReminder, "cafeId must be 1–64 characters of A–Z, a–z, 0–9, - and _ (a café id such as caffe-macs)")
         }
@@ -79,7 +79,7 @@ extension NotifyService {
     }
 
     func listReminders(_ query: ReminderQuery) throws -> ReminderList {
-        try checkToken("deviceId", query.deviceId)
+        try TextRules.requireToken(query.deviceId, field: "deviceId")
         try requireDevice(query.deviceId)
         let rows = try db.query("SELECT * FROM region_reminders WHERE device_id = ? AND (? OR state = 'active') ORDER BY created_ms, rowid",
                                 query.deviceId, query.includeDone ?? false)
@@ -87,7 +87,7 @@ extension NotifyService {
     }
 
     func cancelReminder(_ request: CancelReminder) throws -> RegionReminder {
-        try checkToken("deviceId", request.deviceId)
+        try TextRules.requireToken(request.deviceId, field: "deviceId")
         return try host.write {
             guard let row = try db.query("SELECT * FROM region_reminders WHERE reminder_id = ? AND device_id = ?", request.reminderId, request.deviceId).first else {
                 throw ServiceError(.unknownReminder, "device \(request.deviceId) has no reminder \(request.reminderId.prefix(60))")
@@ -106,12 +106,6 @@ extension NotifyService {
         RegionReminder(reminderId: row.string("reminder_id"), deviceId: row.string("device_id"), cafeId: row.string("cafe_id"), text: row.string("text"),
                        oneShot: row.bool("one_shot"), state: ReminderState(rawValue: row.string("state")) ?? .cancelled,
                        createdAt: Timestamp(milliseconds: row.int64("created_ms")), firedAt: row.optionalInt64("fired_ms").map(Timestamp.init(milliseconds:)))
-    }
-
-    private func checkToken(_ field: String, _ value: String) throws {
-        guard TextRules.isToken(value, max: 64) else {
-            throw ServiceError(.invalidField, "\(field) must be 1–64 characters of A–Z, a–z, 0–9, - and _")
-        }
     }
 
     private func requireDevice(_ deviceId: String) throws {

@@ -21,9 +21,7 @@ public enum RequestRules {
 
     /// User, device and café ids: 1–64 of A–Z, a–z, 0–9, "-" and "_".
     public static func validateID(_ value: String, field: String) throws(ServiceError) {
-        guard TextRules.isToken(value, max: 64) else {
-            throw ServiceError(.invalidField, "\(field) must be 1–64 characters of A–Z, a–z, 0–9, - and _")
-        }
+        try TextRules.requireToken(value, field: field)
     }
 
     /// A free-text reason (a cancellation): 1–200 characters, no control characters.

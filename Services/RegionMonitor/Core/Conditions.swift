@@ -116,27 +116,19 @@ public struct RegionEffects: Sendable, Equatable {
 public enum ConditionRules {
     /// Monitor names sit in topics (`region.event.<monitor>.`): no dots.
     public static func validateMonitorName(_ name: String) throws(ServiceError) {
-        guard TextRules.isToken(name, max: 64, allowingDots: false) else {
-            throw ServiceError(.invalidField, "monitor must be 1–64 characters of A–Z, a–z, 0–9, - and _")
-        }
+        try TextRules.requireToken(name, field: "monitor")
     }
 
     public static func validateIdentifier(_ identifier: String) throws(ServiceError) {
-        guard TextRules.isToken(identifier, max: 64, allowingDots: true) else {
-            throw ServiceError(.invalidField, "identifier must be 1–64 characters of A–Z, a–z, 0–9, ., - and _")
-        }
+        try TextRules.requireToken(identifier, field: "identifier", allowingDots: true)
     }
 
     public static func validateOwner(_ owner: String) throws(ServiceError) {
-        guard TextRules.isToken(owner, max: 64, allowingDots: true) else {
-            throw ServiceError(.invalidField, "owner must be 1–64 characters of A–Z, a–z, 0–9, ., - and _")
-        }
+        try TextRules.requireToken(owner, field: "owner", allowingDots: true)
     }
 
     public static func validateDeviceID(_ id: String) throws(ServiceError) {
-        guard TextRules.isToken(id, max: 64, allowingDots: false) else {
-            throw ServiceError(.invalidField, "deviceId must be 1–64 characters of A–Z, a–z, 0–9, - and _")
-        }
+        try TextRules.requireToken(id, field: "deviceId")
     }
 
     /// A condition's values, with the UUID made canonical (upper case).
