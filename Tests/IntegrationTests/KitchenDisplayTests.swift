@@ -192,9 +192,7 @@ struct KitchenDisplayTests {
         let context = try Context()
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 3_000)
         let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"), timeoutMilliseconds: 3_000)
-        let publisher = try Socket(context, .pub)
-        try publisher.setLinger(milliseconds: 0)
-        try publisher.connect(platform.busPub)
+        let publisher = try platform.busPublisher(context)
         defer { [orders, kitchen].forEach { $0.close() }; publisher.close() }
         let kept = try Self.placeTwoStationOrder(orders, key: "kds-dedupe-1")
         let cancelled = try Self.placeTwoStationOrder(orders, key: "kds-dedupe-2")

@@ -75,16 +75,11 @@ struct NotificationRecoveryTests {
     func replayedEventDeduped() throws {
         let platform = try Platform()
         defer { platform.stop() }
-        try platform.start("bus")
-        try platform.start("notification-service")
-        try platform.waitHealthy("bus")
-        try platform.waitHealthy("notification-service")
+        try platform.start(busAnd: ["notification-service"])
         let context = try Context()
         let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)
-        let publisher = try Socket(context, .pub)
+        let publisher = try platform.busPublisher(context)
         defer { notify.close(); publisher.close() }
-        try publisher.setLinger(milliseconds: 0)
-        try publisher.connect(platform.busPub)
         let device = "phone-dd"
         _ = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: device, userId: "dora", channel: "bus", language: "es", locale: "es_ES", authorization: .authorized),
                             as: Registration.self)

@@ -94,16 +94,11 @@ struct NotificationTests {
     func cancelledAndNoShow() throws {
         let platform = try Platform()
         defer { platform.stop() }
-        try platform.start("bus")
-        try platform.start("notification-service")
-        try platform.waitHealthy("bus")
-        try platform.waitHealthy("notification-service")
+        try platform.start(busAnd: ["notification-service"])
         let context = try Context()
         let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)
-        let publisher = try Socket(context, .pub)
+        let publisher = try platform.busPublisher(context)
         defer { notify.close(); publisher.close() }
-        try publisher.setLinger(milliseconds: 0)
-        try publisher.connect(platform.busPub)
         for (device, language, locale) in [("sofia-es", "es", "es_ES"), ("sofia-ja", "ja", "ja_JP")] {
             _ = try notify.call(Op.deviceRegister, RegisterDevice(deviceId: device, userId: "sofia", channel: "bus", language: language, locale: locale,
                                                                   authorization: .authorized), as: Registration.self)

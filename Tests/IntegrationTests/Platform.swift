@@ -79,11 +79,19 @@ final class Platform {
         for service in ["bus"] + Self.services { try waitHealthy(service) }
     }
 
-    /// Starts the bus and only `services`, and waits until each answers health.
+    /// Starts the bus and only `services`, and waits until each (the bus too) answers health.
     func start(busAnd services: [String]) throws {
         try start("bus")
         for service in services { try start(service) }
-        for service in services { try waitHealthy(service) }
+        for service in ["bus"] + services { try waitHealthy(service) }
+    }
+
+    /// A PUB socket on the bus, for a test that plays a publisher; the caller closes it.
+    func busPublisher(_ context: Context) throws -> Socket {
+        let publisher = try Socket(context, .pub)
+        try publisher.setLinger(milliseconds: 0)
+        try publisher.connect(busPub)
+        return publisher
     }
 
     func waitHealthy(_ service: String, timeout: Double = 20) throws {
