@@ -184,7 +184,7 @@ struct KitchenDisplayTests {
         }
     }
 
-    @Test("an order event seen again under a new seq changes nothing; a cancelled order stays on screen, marked, with nothing to bump")
+    @Test("an order event seen again under a new seq changes nothing; an order cancelled through order-service stays on screen, marked, with nothing to bump")
     func dedupeAndCancel() throws {
         let platform = try Platform()
         defer { platform.stop() }
@@ -198,7 +198,6 @@ struct KitchenDisplayTests {
         let cancelled = try Self.placeTwoStationOrder(orders, key: "kds-dedupe-2")
         _ = try eventually("four tickets") { try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets.count == 4 ? true : nil }
         let snapshot = try orders.call(Op.orderGet, OrderQuery(orderId: kept), as: OrderView.self).order
-        let other = try orders.call(Op.orderGet, OrderQuery(orderId: cancelled), as: OrderView.self).order
 
         // A second publisher of the order stream (a replica, say) sends order events the kitchen
         // must apply once, whatever seq they come under. Each is re-sent until it shows: the bus
@@ -223,8 +222,10 @@ struct KitchenDisplayTests {
         try publish(.orderArrived, snapshot, id: UUID().uuidString.lowercased(), seq: 3) { try state("\(kept):grill")?.customerHere == true }
         #expect(try state("\(kept):grill")?.state == .inProgress, "the replayed order.ready did not undo the recall")
 
-        // Cancelled: the tickets stay on the station screen and for the expediter, marked, and cannot be bumped.
-        try publish(.orderCancelled, other, id: UUID().uuidString.lowercased(), seq: 4) { try state("\(cancelled):grill")?.state == .cancelled }
+        // Cancelled by the kitchen through order-service: the tickets stay on the station screen and
+        // for the expediter, marked, and cannot be bumped.
+        _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: cancelled, by: .kitchen, reason: "out of buns"), as: OrderView.self)
+        _ = try eventually("order.cancelled reaches the kitchen") { try state("\(cancelled):grill")?.state == .cancelled ? true : nil }
         let screen = try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets.filter { $0.orderId == cancelled }
         #expect(screen.map(\.state) == [.cancelled, .cancelled] && screen.allSatisfy { $0.closedAt != nil })
         #expect(try kitchen.call(Op.kdsOrders, OrdersQuery(), as: OrdersReply.self).orders.first { $0.orderId == cancelled }?.state == .cancelled)
