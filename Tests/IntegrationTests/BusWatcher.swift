@@ -67,3 +67,15 @@ func eventually<T>(_ what: String, timeout: Double = 10, _ body: () throws -> T?
     } while Date() < deadline
     throw PlatformError("timed out waiting for \(what)" + (lastError.map { ": \($0)" } ?? ""))
 }
+
+/// The error code a call is refused with (a non-service error as its description), or nil when it succeeds.
+func refusalCode<T>(_ body: () throws -> T) -> String? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as ServiceError {
+        return error.code
+    } catch {
+        return "\(error)"
+    }
+}

@@ -19,17 +19,6 @@ struct KitchenDisplayTests {
             paymentToken: nil, locale: "en_US"), as: OrderView.self).order.orderId
     }
 
-    static func refusal<T>(_ body: () throws -> T) -> String? {
-        do {
-            _ = try body()
-            return nil
-        } catch let error as ServiceError {
-            return error.code
-        } catch {
-            return "\(error)"
-        }
-    }
-
     @Test("an order's station tickets: start, bump, recall within the window, rush, expediter and all-day counts; order-service follows")
     func lifecycle() throws {
         let platform = try Platform()
@@ -85,11 +74,11 @@ struct KitchenDisplayTests {
         #expect(try kitchen.call(Op.kdsOrders, OrdersQuery(), as: OrdersReply.self).orders.first { $0.orderId == first }?.state == .inProgress)
 
         // Refusals answer a typed code and change nothing.
-        #expect(Self.refusal { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(first):pastry"), as: TicketView.self) } == "kitchen.unknownTicket")
-        #expect(Self.refusal { try kitchen.call(Op.kdsRecall, TicketCommand(ticketId: salad), as: TicketView.self) } == "kitchen.illegalTransition")
-        #expect(Self.refusal { try kitchen.call(Op.kdsStart, TicketCommand(ticketId: grill), as: TicketView.self) } == "kitchen.illegalTransition")
-        #expect(Self.refusal { try kitchen.call(Op.kdsRush, RushCommand(orderId: "no-such-order"), as: ExpediterOrder.self) } == "kitchen.unknownOrder")
-        #expect(Self.refusal { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: ""), as: TicketView.self) } == "request.invalidField")
+        #expect(refusalCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(first):pastry"), as: TicketView.self) } == "kitchen.unknownTicket")
+        #expect(refusalCode { try kitchen.call(Op.kdsRecall, TicketCommand(ticketId: salad), as: TicketView.self) } == "kitchen.illegalTransition")
+        #expect(refusalCode { try kitchen.call(Op.kdsStart, TicketCommand(ticketId: grill), as: TicketView.self) } == "kitchen.illegalTransition")
+        #expect(refusalCode { try kitchen.call(Op.kdsRush, RushCommand(orderId: "no-such-order"), as: ExpediterOrder.self) } == "kitchen.unknownOrder")
+        #expect(refusalCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: ""), as: TicketView.self) } == "request.invalidField")
         let unchanged = try kitchen.call(Op.kdsTickets, TicketsQuery(includeDone: true), as: TicketsReply.self).tickets.filter { $0.orderId == first }
         #expect(unchanged.map(\.state) == [.ready, .new], "grill bumped, salad untouched: \(unchanged.map(\.ticketId))")
 
@@ -229,7 +218,7 @@ struct KitchenDisplayTests {
         let screen = try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets.filter { $0.orderId == cancelled }
         #expect(screen.map(\.state) == [.cancelled, .cancelled] && screen.allSatisfy { $0.closedAt != nil })
         #expect(try kitchen.call(Op.kdsOrders, OrdersQuery(), as: OrdersReply.self).orders.first { $0.orderId == cancelled }?.state == .cancelled)
-        #expect(Self.refusal { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(cancelled):salad"), as: TicketView.self) } == "kitchen.illegalTransition")
+        #expect(refusalCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(cancelled):salad"), as: TicketView.self) } == "kitchen.illegalTransition")
         #expect(try kitchen.call(Op.kdsCounts, CountsQuery(station: "grill"), as: CountsReply.self).counts.map(\.quantity) == [2],
                 "only the kept order's recalled burgers are still to make, not the cancelled order's")
     }
