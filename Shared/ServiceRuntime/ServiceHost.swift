@@ -36,7 +36,7 @@ public final class ServiceHost {
     private var healthDetails: [() -> [String: String]] = []
     private let started = Reactor.monotonic()
     private var deadLettered = 0
-    private var heartbeatObservers: [(_ source: String, Heartbeat) -> Void] = []
+    private var busObservers: [(Envelope) -> Void] = []
 
     /// The options every service reads, with this service's request port as the listen default.
     public static func commonSpecs(service: String, listenPort: Int) -> [OptionSpec] {
@@ -195,11 +195,11 @@ public final class ServiceHost {
         reactor.onReadable(socket) { [unowned self] in try self.drainSubscriber() }
     }
 
-    /// Calls `observer` with every heartbeat the subscription receives, this service's own
-    /// included (it comes back through the bus), after the stream follower has seen it. For a
-    /// service that shows its links; it needs no socket of its own.
-    public func onHeartbeat(_ observer: @escaping (_ source: String, Heartbeat) -> Void) {
-        heartbeatObservers.append(observer)
+    /// Calls `observer` with every message the subscription receives (heartbeats included, this
+    /// service's own among them: it comes back through the bus), after the stream follower has
+    /// seen it. For a service that shows its links; it needs no socket of its own.
+    public func onBusMessage(_ observer: @escaping (Envelope) -> Void) {
+        busObservers.append(observer)
     }
 
     /// The last seq of `stream` from `source` this service has applied (0 before any).
@@ -237,9 +237,7 @@ public final class ServiceHost {
             do {
                 let envelope = try Wire.decodeEnvelope(frames[1], maxBytes: maxMessageBytes)
                 follower.receive(topic: topic, envelope: envelope, raw: frames[1])
-                if !heartbeatObservers.isEmpty, case .heartbeat(let heartbeat) = envelope.body {
-                    for observer in heartbeatObservers { observer(envelope.source, heartbeat) }
-                }
+                for observer in busObservers { observer(envelope) }
             } catch {
                 deadLetter(topic: topic, raw: frames[1], error: error)
             }

@@ -54,8 +54,17 @@ final class KitchenScreenTests: XCTestCase {
             return text
         }
 
+        /// Opens the pane. A tmux that cannot open one at all (no pseudo-terminals in this sandbox,
+        /// say) skips the test with tmux's own words; anything after this point is a real failure.
         func start(_ command: [String], columns: Int, rows: Int) throws {
-            try run(["new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)", command.map(Self.quote).joined(separator: " ")])
+            do {
+                // The words go to tmux as separate arguments, so it executes them directly, with no
+                // shell between; a pane whose program exits stays on screen with its last words.
+                try run(["start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
+                         "new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)"] + command)
+            } catch {
+                throw XCTSkip("tmux is installed but could not open a pane here, so the screen cannot be driven: \(error)")
+            }
         }
 
         func keys(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
@@ -65,7 +74,7 @@ final class KitchenScreenTests: XCTestCase {
         func resize(columns: Int, rows: Int) throws { try run(["resize-window", "-t", session, "-x", "\(columns)", "-y", "\(rows)"]) }
 
         /// Waits until the pane shows what `match` wants; the last screen goes in the error.
-        func waitFor(_ what: String, timeout: Double = 15, _ match: (String) -> Bool) throws -> String {
+        func waitFor(_ what: String, timeout: Double = 30, _ match: (String) -> Bool) throws -> String {
             var last = ""
             return try eventually("\(what) on the screen", timeout: timeout) {
                 last = try screen()
@@ -74,8 +83,6 @@ final class KitchenScreenTests: XCTestCase {
         }
 
         func kill() { _ = try? run(["kill-server"]) }
-
-        static func quote(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
     }
 
     func testBumpOnTheScreenInTmux() throws {
@@ -157,10 +164,12 @@ final class KitchenScreenTests: XCTestCase {
         defer { orders.close() }
         let orderId = try KitchenDisplayTests.placeTwoStationOrder(orders, key: "kds-screen-mode-1")
         let short = "#" + orderId.suffix(6)
-        let first = try tmux.waitFor("both tickets on the in-process screen") { screen in
+        // Right after a start the link line may still say "connecting" for a moment; it has to
+        // settle on both links up while the tickets are there.
+        _ = try tmux.waitFor("both tickets on the in-process screen, links up") { screen in
             screen.components(separatedBy: "\n").filter { $0.contains(short) && $0.contains("NEW") }.count == 2
+                && screen.contains("links: bus up, order-service up")
         }
-        XCTAssertTrue(first.contains("links: bus up, order-service up"), first)
 
         // The socket answers while the screen runs; a bump through it shows on the screen.
         let bumped = try platform.cafectl(["kds", "bump", "\(orderId):salad"])

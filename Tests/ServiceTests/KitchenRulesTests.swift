@@ -179,11 +179,24 @@ struct KitchenRulesTests {
     ])
     func links(own: Double?, order: Double?, lastSeq: UInt64, cursor: UInt64, now: Double, bus: LinkState, orders: LinkState) {
         var monitor = LinkMonitor(startedAt: .at(0))
-        if let own { monitor.ownHeartbeat(at: .at(own)) }
+        if let own { monitor.busTraffic(at: .at(own)) }
         if let order { monitor.orderHeartbeat(at: .at(order), lastSeq: lastSeq) }
         let status = monitor.status(at: .at(now), cursor: cursor, settings: Self.settings)
         #expect(status.bus == bus && status.orderService == orders)
         #expect(status.message.isEmpty == (bus == .up && orders == .up))
+    }
+
+    @Test("an order event heard on the bus proves both links before any heartbeat; a later seq than applied is catching up")
+    func orderEventsProveLinks() {
+        var monitor = LinkMonitor(startedAt: .at(0))
+        monitor.busTraffic(at: .at(0.4))
+        monitor.orderEvent(at: .at(0.4), seq: 3)
+        let applied = monitor.status(at: .at(0.5), cursor: 3, settings: Self.settings)
+        #expect(applied.bus == .up && applied.orderService == .up && applied.message.isEmpty)
+        #expect(monitor.status(at: .at(0.5), cursor: 2, settings: Self.settings).orderService == .catchingUp)
+        monitor.orderHeartbeat(at: .at(1), lastSeq: 3)
+        monitor.orderEvent(at: .at(1), seq: 2)
+        #expect(monitor.orderLastSeq == 3, "an older event never lowers what order-service announced")
     }
 
     @Test("the screen never shows an empty queue silently: a down link is on the second line")

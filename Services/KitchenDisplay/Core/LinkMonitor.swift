@@ -1,25 +1,32 @@
 import Messages
 
-/// Whether the kitchen can trust its queue: the bus link is up when the kitchen's own heartbeat
-/// came back through the bus lately; order-service is up when its heartbeat came lately and the
-/// kitchen's cursor has reached the last seq it announced. A screen shows this, so an empty queue
+/// Whether the kitchen can trust its queue: the bus link is up when something came through the
+/// bus lately (at least the kitchen's own heartbeat comes back every second); order-service is up
+/// when it was heard lately (its heartbeat or an order event) and the kitchen's cursor has reached
+/// the last seq it announced. A screen shows this, so an empty queue
 /// is never mistaken for a quiet kitchen.
 public struct LinkMonitor: Sendable, Equatable {
     public let startedAt: Timestamp
-    public private(set) var lastOwnHeartbeat: Timestamp?
-    public private(set) var lastOrderHeartbeat: Timestamp?
+    public private(set) var lastBusTraffic: Timestamp?
+    public private(set) var lastOrderHeard: Timestamp?
     /// order-service's last announced seq of the `order` stream.
     public private(set) var orderLastSeq: UInt64 = 0
 
     public init(startedAt: Timestamp) { self.startedAt = startedAt }
 
-    /// Our own heartbeat arrived through the bus.
-    public mutating func ownHeartbeat(at time: Timestamp) { lastOwnHeartbeat = time }
+    /// A message arrived through the bus: our own heartbeat, or anyone's message.
+    public mutating func busTraffic(at time: Timestamp) { lastBusTraffic = time }
 
     /// order-service's heartbeat arrived, announcing its last `order` seq.
     public mutating func orderHeartbeat(at time: Timestamp, lastSeq: UInt64) {
-        lastOrderHeartbeat = time
+        lastOrderHeard = time
         orderLastSeq = lastSeq
+    }
+
+    /// An order event from order-service arrived: it is alive, and its stream reaches at least `seq`.
+    public mutating func orderEvent(at time: Timestamp, seq: UInt64) {
+        lastOrderHeard = time
+        orderLastSeq = max(orderLastSeq, seq)
     }
 
     /// The links at `now`, given the kitchen's cursor on order-service's `order` stream.
@@ -28,8 +35,8 @@ public struct LinkMonitor: Sendable, Equatable {
             guard let last else { return now.seconds(since: startedAt) < settings.linkTimeoutSeconds ? .connecting : .down }
             return now.seconds(since: last) <= settings.linkTimeoutSeconds ? .up : .down
         }
-        let bus = state(lastOwnHeartbeat)
-        var orders = bus == .down ? .down : state(lastOrderHeartbeat)
+        let bus = state(lastBusTraffic)
+        var orders = bus == .down ? .down : state(lastOrderHeard)
         if orders == .up && cursor < orderLastSeq { orders = .catchingUp }
         var message: String
         switch (bus, orders) {
@@ -40,7 +47,7 @@ public struct LinkMonitor: Sendable, Equatable {
         case (_, .catchingUp): message = "catching up with order-service (\(cursor)/\(orderLastSeq))…"
         default: message = "waiting for order-service…"
         }
-        if let last = (bus == .down ? lastOwnHeartbeat : orders == .down ? lastOrderHeartbeat : nil) {
+        if let last = (bus == .down ? lastBusTraffic : orders == .down ? lastOrderHeard : nil) {
             message += " (last heard \(Int(now.seconds(since: last))) s ago)"
         }
         return KitchenLink(bus: bus, orderService: orders, message: message)

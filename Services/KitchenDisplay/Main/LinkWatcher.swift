@@ -3,9 +3,10 @@ import KitchenCore
 import Messages
 import ServiceRuntime
 
-/// Feeds `LinkMonitor` from the heartbeats the host's subscription already receives: the
-/// kitchen's own heartbeat coming back proves the bus link, order-service's proves that link,
-/// and the consumer cursor says whether the queue has caught up with what order-service announced.
+/// Feeds `LinkMonitor` from what the host's subscription already receives: anything arriving
+/// proves the bus link (the kitchen's own heartbeat comes back every second), order-service's
+/// heartbeats and order events prove that link, and the consumer cursor says whether the queue
+/// has caught up with what order-service announced.
 final class LinkWatcher {
     private let host: ServiceHost
     private let settings: KitchenSettings
@@ -18,15 +19,20 @@ final class LinkWatcher {
         monitor = LinkMonitor(startedAt: host.clock.now())
     }
 
-    /// Call after `host.subscribe`: heartbeats arrive on that subscription.
+    /// Call after `host.subscribe`: the bus's messages arrive on that subscription.
     func start() {
-        host.onHeartbeat { [unowned self] source, heartbeat in
+        host.onBusMessage { [unowned self] envelope in
             let now = host.clock.now()
-            if source == host.outbox.source {
-                monitor.ownHeartbeat(at: now)
-            } else if heartbeat.service == "order-service" {
-                orderSource = source
+            monitor.busTraffic(at: now)
+            switch envelope.body {
+            case .heartbeat(let heartbeat) where heartbeat.service == "order-service":
+                orderSource = envelope.source
                 monitor.orderHeartbeat(at: now, lastSeq: heartbeat.streams["order"] ?? 0)
+            case .order where envelope.stream == "order":
+                orderSource = envelope.source
+                monitor.orderEvent(at: now, seq: envelope.seq)
+            default:
+                break
             }
         }
     }

@@ -127,8 +127,8 @@ public enum LinkState: String, Codable, Sendable, CaseIterable {
     case down
 }
 
-/// The kitchen's links: the bus (its own heartbeat comes back through it) and order-service (its
-/// heartbeats, and our cursor against its last seq).
+/// The kitchen's links: the bus (messages come through it, its own heartbeat every second) and
+/// order-service (its heartbeats and order events, and our cursor against its last seq).
 public struct KitchenLink: Codable, Sendable, Equatable {
     public var bus: LinkState
     public var orderService: LinkState
