@@ -12,7 +12,7 @@ struct KitchenDisplayTests {
     static func placeTwoStationOrder(_ orders: RequestClient, key: String) throws -> String {
         let windows = try orders.call(Op.windowsList, WindowsRequest(cafeId: "caffe-macs", locale: "en_US"), as: WindowsReply.self)
         let window = try #require(windows.windows.first { $0.remaining > 0 })
-        let reservation = try orders.call(Op.windowReserve, ReserveRequest(cafeId: "caffe-macs", start: window.start, userId: "chef-test", locale: "en_US"), as: ReservationView.self)
+        let reservation = try orders.call(Op.windowReserve, ReserveRequest(cafeId: "caffe-macs", start: window.start, userId: nil, locale: "en_US"), as: ReservationView.self)
         return try orders.call(Op.orderPlace, PlaceOrderRequest(
             idempotencyKey: key, channel: .kiosk, userId: nil, deviceId: nil, cafeId: "caffe-macs", reservationId: reservation.reservationId,
             items: [OrderItemRequest(itemId: "burger", quantity: 2, modifiers: ["cheese"]), OrderItemRequest(itemId: "caesar", quantity: 1)],

@@ -51,6 +51,29 @@ struct OrderServerClockTests {
         #expect(try h.count("SELECT COUNT(*) AS n FROM orders") == 0)
     }
 
+    @Test("a place held for a signed-in user is theirs: another user's order and a guest's are refused and change nothing")
+    func reservationBelongsToItsHolder() throws {
+        let h = try OrderHarness()
+        let held = try h.reserve(user: "alice")
+        func appOrder(_ user: String) -> PlaceOrderRequest {
+            PlaceOrderRequest(idempotencyKey: "app-\(user)-0001", channel: .app, userId: user, deviceId: nil, cafeId: held.cafeId,
+                              reservationId: held.reservationId, items: [OrderItemRequest(itemId: "burger", quantity: 1)],
+                              paymentToken: "tok_4242424242424242", locale: "en_US")
+        }
+        let bob = try requireValue(serviceError { _ = try h.service.place(appOrder("bob")) })
+        #expect(bob.code == "order.notOwner" && bob.message.contains("held for another user"))
+        #expect(errorCode { _ = try h.kioskOrder(held) } == "order.notOwner")
+        #expect(try h.count("SELECT COUNT(*) AS n FROM orders") == 0)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM reservations WHERE status = 'held' AND order_id IS NULL") == 1)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM outbox WHERE topic LIKE 'order.%'") == 0)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM idempotency") == 0)
+        // The holder spends it; a guest's place is anyone's who has its id.
+        #expect(try h.service.place(appOrder("alice")).order.userId == "alice")
+        #expect(try h.service.place(PlaceOrderRequest(idempotencyKey: "app-carol-0001", channel: .app, userId: "carol", deviceId: nil, cafeId: "caffe-macs",
+                                                      reservationId: try h.reserve().reservationId, items: [OrderItemRequest(itemId: "burger", quantity: 1)],
+                                                      paymentToken: "tok_4242424242424242", locale: "en_US")).order.userId == "carol")
+    }
+
     @Test("an idempotency key answers the first order for at least 24 hours, and is forgotten after 48")
     func idempotencyRetention() throws {
         let h = try OrderHarness()

@@ -74,8 +74,8 @@ final class OrderHarness {
 
     func count(_ sql: String) throws -> Int { try host.db.query(sql).first?.int("n") ?? -1 }
 
-    /// The next window of a café and a place held in it.
-    func reserve(_ cafeId: String = "caffe-macs", user: String? = "alice") throws -> ReservationView {
+    /// The next window of a café and a place held in it (for a guest unless a user is named).
+    func reserve(_ cafeId: String = "caffe-macs", user: String? = nil) throws -> ReservationView {
         let window = try requireValue(service.windows(WindowsRequest(cafeId: cafeId, locale: "en_US", count: 1)).windows.first)
         return try service.reserve(ReserveRequest(cafeId: cafeId, start: window.start, userId: user, locale: "en_US"))
     }

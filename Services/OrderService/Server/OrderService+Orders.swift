@@ -50,6 +50,11 @@ extension OrderService {
             guard reservation.string("status") == "held" else {
                 throw ServiceError(.unknownReservation, "reservation \(request.reservationId) was already used or released")
             }
+            // A place held for a signed-in user is theirs: another account, or a guest, cannot
+            // spend it. A place held without a user (a kiosk, a clip) is anyone's who has its id.
+            if let holder = reservation.optionalString("user_id"), holder != request.userId {
+                throw ServiceError(.notOrderOwner, "reservation \(request.reservationId) is held for another user")
+            }
             guard reservation.int64("expires_ms") > now.milliseconds else {
                 throw ServiceError(.reservationExpired, "reservation \(request.reservationId) expired; reserve the window again")
             }
