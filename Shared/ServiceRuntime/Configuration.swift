@@ -26,8 +26,9 @@ public struct OptionSpec: Sendable {
     func validate(_ value: String) -> String? {
         switch kind {
         case .string, .path: return value.isEmpty && !defaultValue.isEmpty ? "must not be empty" : nil
-        case .integer: return Int(value) == nil ? "must be an integer, not \"\(value)\"" : nil
-        case .number: return Double(value) == nil ? "must be a number, not \"\(value)\"" : nil
+        // Every count, size, duration and rate here is zero or more: a negative one is a typo.
+        case .integer: return Int(value).map { $0 >= 0 } == true ? nil : "must be a whole number ≥ 0, not \"\(value)\""
+        case .number: return Double(value).map { $0.isFinite && $0 >= 0 } == true ? nil : "must be a number ≥ 0, not \"\(value)\""
         case .flag: return ["true", "false", "1", "0", "yes", "no"].contains(value.lowercased()) ? nil : "must be true or false, not \"\(value)\""
         case .endpoint:
             let ok = ["tcp://", "ipc://", "inproc://"].contains { value.hasPrefix($0) } && value.count > 7
