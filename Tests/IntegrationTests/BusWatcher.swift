@@ -16,11 +16,39 @@ final class BusWatcher {
     private(set) var messages: [Message] = []
     private(set) var undecodable: [(topic: String, frame: Data)] = []
 
-    init(context: Context, endpoint: String, prefixes: [String] = [""]) throws {
+    /// Subscribes to `prefixes` on the bus's XPUB side (`endpoint`). With `probe`, the bus's XSUB
+    /// side, it returns only once its subscriptions have travelled through the bus to publishers:
+    /// it subscribes to a topic of its own last, publishes on it from a socket of its own until that
+    /// comes back, and by then the publishers have been sent the earlier subscriptions too. Without
+    /// it, an event published right after the watcher starts can be dropped (the slow joiner).
+    init(context: Context, endpoint: String, prefixes: [String] = [""], probe: String? = nil) throws {
         socket = try Socket(context, .sub)
         try socket.setLinger(milliseconds: 0)
         for prefix in prefixes { try socket.subscribe(prefix) }
         try socket.connect(endpoint)
+        if let probe { try waitUntilSubscribed(context: context, busPub: probe) }
+    }
+
+    private func waitUntilSubscribed(context: Context, busPub: String) throws {
+        let topic = "probe.watcher.\(UUID().uuidString)."
+        try socket.subscribe(topic)
+        let publisher = try Socket(context, .pub)
+        defer { publisher.close() }
+        try publisher.setLinger(milliseconds: 0)
+        try publisher.connect(busPub)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            try publisher.send(multipart: [Data(topic.utf8), Data("{}".utf8)])
+            while let frames = try socket.receiveMultipart(timeoutMilliseconds: 20) {
+                if frames.first == Data(topic.utf8) {
+                    // Back through the bus: the publishers were sent every earlier subscription.
+                    try socket.unsubscribe(topic)
+                    return
+                }
+                record(frames)
+            }
+        }
+        throw PlatformError("the watcher's subscription did not come back through the bus at \(busPub) within 10 s")
     }
 
     /// Reads what has arrived, waiting at most `milliseconds` for the first message.
@@ -28,12 +56,18 @@ final class BusWatcher {
         var wait = milliseconds
         while let frames = try socket.receiveMultipart(timeoutMilliseconds: wait) {
             wait = 0
-            let topic = String(decoding: frames[0], as: UTF8.self)
-            if frames.count == 2, let envelope = try? Wire.decodeEnvelope(frames[1]) {
-                messages.append(Message(topic: topic, envelope: envelope, raw: frames[1]))
-            } else {
-                undecodable.append((topic, frames.last ?? Data()))
-            }
+            record(frames)
+        }
+    }
+
+    private func record(_ frames: [Data]) {
+        let topic = String(decoding: frames[0], as: UTF8.self)
+        // A watcher's probes (its own, still in flight, or another's under a catch-all prefix) are not traffic.
+        guard !topic.hasPrefix("probe.watcher.") else { return }
+        if frames.count == 2, let envelope = try? Wire.decodeEnvelope(frames[1]) {
+            messages.append(Message(topic: topic, envelope: envelope, raw: frames[1]))
+        } else {
+            undecodable.append((topic, frames.last ?? Data()))
         }
     }
 
@@ -70,12 +104,17 @@ func eventually<T>(_ what: String, timeout: Double = 10, _ body: () throws -> T?
 
 /// The error code a call is refused with (a non-service error as its description), or nil when it succeeds.
 func refusalCode<T>(_ body: () throws -> T) -> String? {
+    refusalError(body).map { $0.code }
+}
+
+/// The error a call is refused with (a non-service error as `unexpected` with its description), or nil when it succeeds.
+func refusalError<T>(_ body: () throws -> T) -> ServiceError? {
     do {
         _ = try body()
         return nil
     } catch let error as ServiceError {
-        return error.code
+        return error
     } catch {
-        return "\(error)"
+        return ServiceError(code: "\(error)", message: "not a service error")
     }
 }

@@ -25,7 +25,7 @@ struct KitchenDisplayTests {
         defer { platform.stop() }
         try platform.startAll()
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["kitchen."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["kitchen."], probe: platform.busPub)
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 3_000)
         let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"), timeoutMilliseconds: 3_000)
         defer { [orders, kitchen].forEach { $0.close() }; watcher.close() }

@@ -32,7 +32,7 @@ struct LocationTests {
         let context = try Context()
         let region = RequestClient(context: context, endpoint: platform.endpoint("region-monitor"))
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"))
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["region.event.reminders."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["region.event.reminders."], probe: platform.busPub)
         defer { region.close(); ingest.close(); watcher.close() }
 
         let opened = try region.call(Op.monitorOpen, MonitorOwnership(monitor: "reminders", owner: "notify"), as: MonitorInfo.self)
@@ -115,7 +115,7 @@ struct LocationTests {
         let context = try Context()
         let region = RequestClient(context: context, endpoint: platform.endpoint("region-monitor"))
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"))
-        let everything = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: [""])
+        let everything = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: [""], probe: platform.busPub)
         defer { region.close(); ingest.close(); everything.close() }
         let code = "https://appclip.example.com/macs?table=12"
         func confirm(_ device: String, cafe: String? = "caffe-macs", region circle: ConfirmRegion? = nil, at: Timestamp = Timestamp(Date())) throws -> LocationConfirmation {
@@ -168,7 +168,7 @@ struct LocationTests {
         try platform.startAll()
         let context = try Context()
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"))
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["region.event.campus."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["region.event.campus."], probe: platform.busPub)
         defer { ingest.close(); watcher.close() }
         let devices = (0..<12).map { "stream-\($0)" }
         for device in devices { _ = try Self.report(ingest, device, status: DeviceStatusReport(authorization: .always, foreground: false)) }

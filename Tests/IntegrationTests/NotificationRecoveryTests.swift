@@ -17,7 +17,7 @@ struct NotificationRecoveryTests {
         platform.extraArguments["notification-service"] = ["--pickup-reminder-lead-seconds", "172800", "--reminder-tick-seconds", "0.2"]
         try platform.startAll()
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["notify."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["notify."], probe: platform.busPub)
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 2_000)
         let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"), timeoutMilliseconds: 2_000)
         let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)

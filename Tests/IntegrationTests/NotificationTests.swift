@@ -39,7 +39,7 @@ struct NotificationTests {
         defer { platform.stop() }
         try platform.startAll()
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["notify."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["notify."], probe: platform.busPub)
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"), timeoutMilliseconds: 2_000)
         let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"), timeoutMilliseconds: 2_000)
         let notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 2_000)

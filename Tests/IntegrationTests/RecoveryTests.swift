@@ -118,7 +118,7 @@ struct RecoveryTests {
         defer { platform.stop() }
         try platform.startAll()
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["region."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["region."], probe: platform.busPub)
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"))
         defer { ingest.close(); watcher.close() }
         let device = "phone-restart"

@@ -54,7 +54,7 @@ struct RobustnessTests {
         defer { platform.stop() }
         try platform.startAll()
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["deadletter."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["deadletter."], probe: platform.busPub)
         defer { watcher.close() }
         usleep(300_000)
         let bogus = #"{"v":1,"type":"order.exploded","id":"x","source":"intruder","stream":"order","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{}}"#

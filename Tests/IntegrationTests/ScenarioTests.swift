@@ -16,7 +16,7 @@ struct ScenarioTests {
         defer { platform.stop() }
         try platform.startAll()
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub)
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, probe: platform.busPub)
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"))
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
         let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"))

@@ -92,7 +92,7 @@ struct ShardingTests {
 
     /// Sightings on a device's own shard become region events from that shard's region-monitor only.
     func regionEventsComeFromTheOwningShard(_ platform: ShardedPlatform, _ context: Context) throws {
-        let watcher = try BusWatcher(context: context, endpoint: platform.endpoint("bus-xpub"), prefixes: ["sighting.", "region.", "deadletter."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.endpoint("bus-xpub"), prefixes: ["sighting.", "region.", "deadletter."], probe: platform.endpoint("bus-xsub"))
         defer { watcher.close() }
         try watcher.pump(milliseconds: 300)
 
