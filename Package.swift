@@ -59,7 +59,7 @@ let package = Package(
                           path: "Services/LoadTest"),
         .testTarget(name: "SharedTests", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
-        .testTarget(name: "OrderServerTests", dependencies: ["OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite"], path: "Tests/OrderServerTests"),
+        .testTarget(name: "OrderServerTests", dependencies: ["OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]

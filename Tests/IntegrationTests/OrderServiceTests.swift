@@ -110,7 +110,7 @@ struct OrderServiceTests {
         defer { platform.stop() }
         try platform.start(busAnd: ["order-service"])
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."], probe: platform.busPub)
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
         defer { orders.close(); watcher.close() }
 
@@ -179,7 +179,7 @@ struct OrderServiceTests {
         defer { platform.stop() }
         try platform.start(busAnd: ["order-service", "kitchen-display"])
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."], probe: platform.busPub)
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
         let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"))
         defer { orders.close(); kitchen.close(); watcher.close() }
@@ -238,9 +238,10 @@ struct OrderServiceTests {
     func appClipOrders() throws {
         let platform = try Platform()
         defer { platform.stop() }
+        platform.extraArguments["order-service"] = ["--region-retry-seconds", "1"]
         try platform.start(busAnd: ["beacon-ingest", "region-monitor", "order-service"])
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order."], probe: platform.busPub)
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"))
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
         defer { [ingest, orders].forEach { $0.close() }; watcher.close() }
@@ -292,6 +293,29 @@ struct OrderServiceTests {
         #expect(try orders.call(Op.orderGet, OrderQuery(orderId: accepted.order.orderId), as: OrderView.self).order.userId == "dana")
         let event = try watcher.waitFor("order.claimed.caffe-macs.")
         if case .order(let e) = event.envelope.body { #expect(e.order.userId == "dana" && e.order.state == .accepted) }
+
+        // region-monitor dies at lunch: a clip order is refused as unavailable, charging nothing;
+        // the next is refused at once without asking (the breaker), and order-service keeps
+        // serving. Once region-monitor is back and the retry period passed, the same key succeeds.
+        platform.kill9("region-monitor")
+        let retry = try clipOrder("clip-here", key: "clip-here-0002")
+        let down = try #require(refusalError { try orders.call(Op.orderPlace, retry, as: OrderView.self) })
+        #expect(down.code == "order.confirmationUnavailable" && down.message.contains("nothing was charged"), "\(down)")
+        let skipped = try #require(refusalError { try orders.call(Op.orderPlace, retry, as: OrderView.self) })
+        #expect(skipped.code == "order.confirmationUnavailable" && skipped.message.contains("not asked again before"), "\(skipped)")
+        #expect(try orders.call(Op.health, Empty(), as: HealthStatus.self).details["orders.open"] == "1", "nothing was written")
+        try platform.start("region-monitor")
+        try platform.waitHealthy("region-monitor")
+        let back = try eventually("the clip order once region-monitor is back") { () -> OrderView? in
+            do {
+                return try orders.call(Op.orderPlace, retry, as: OrderView.self)
+            } catch let error as ServiceError {
+                guard error.code == "order.confirmationUnavailable" else { throw error }
+                usleep(200_000)
+                return nil
+            }
+        }
+        #expect(back.order.state == .accepted && back.order.deviceId == "clip-here")
     }
 
     @Test("a customer walking into the café of their open order is recorded on it, and the kitchen sees \"customer here\"")
@@ -300,7 +324,7 @@ struct OrderServiceTests {
         defer { platform.stop() }
         try platform.startAll()
         let context = try Context()
-        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order.arrived."])
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["order.arrived."], probe: platform.busPub)
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"))
         let orders = RequestClient(context: context, endpoint: platform.endpoint("order-service"))
         let kitchen = RequestClient(context: context, endpoint: platform.endpoint("kitchen-display"))

@@ -12,6 +12,8 @@ let specs = ServiceHost.commonSpecs(service: "order-service", listenPort: 7430) 
     OptionSpec("region-endpoints", .string, default: "tcp://127.0.0.1:7420",
                help: "region-monitor's request sockets, comma-separated, one per device shard in shard order (nearest cafés for the menu, App Clip location confirmation)"),
     OptionSpec("region-timeout-ms", .integer, default: "1000", help: "how long an App Clip order or a menu waits for region-monitor"),
+    OptionSpec("region-retry-seconds", .number, default: "5",
+               help: "after region-monitor did not answer, how long App Clip orders and menus skip asking it (refused at once / next menu rule)"),
 ]
 let config = loadConfiguration(program: "order-service", summary: "cafés, menus, pickup windows and orders", specs: specs)
 let regionEndpoints = config.string("region-endpoints").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
@@ -22,7 +24,8 @@ if regionEndpoints.isEmpty || !regionEndpoints.allSatisfy({ ["tcp://", "ipc://",
 do {
     let catalog = try CampusCatalog.load(path: config.string("campus"))
     let host = try ServiceHost(service: "order-service", config: config)
-    let region = RegionClient(context: host.context, endpoints: regionEndpoints, timeoutMilliseconds: Int32(config.int("region-timeout-ms")))
+    let region = RegionClient(context: host.context, endpoints: regionEndpoints, timeoutMilliseconds: Int32(config.int("region-timeout-ms")),
+                              retrySeconds: config.double("region-retry-seconds"), clock: host.clock)
     let service = OrderService(host: host, catalog: catalog, holdSeconds: config.double("reservation-hold-seconds"), region: region)
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.

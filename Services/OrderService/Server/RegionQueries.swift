@@ -10,27 +10,51 @@ public protocol RegionQueries: AnyObject {
 }
 
 /// region-monitor's request sockets, one per device shard (in shard order): a device's questions
-/// go to the instance that holds its location, as beacon-ingest's fixes do. Calls block the
+/// go to the instance that holds its location, as beacon-ingest's fixes do. A call blocks the
 /// service's loop for at most the timeout, so the timeout is short; a call that times out answers
-/// `client.timeout` and the next one dials afresh (the lazy pirate pattern).
+/// `client.timeout` and the next one dials afresh (the lazy pirate pattern). A shard that timed out
+/// is not asked again for `retrySeconds` (a circuit breaker): at lunch rush with a region-monitor
+/// down, App Clip orders are refused at once instead of each holding every other order for a second.
 public final class RegionClient: RegionQueries {
     private let clients: [RequestClient]
+    private var breakers: [CircuitBreaker]
+    private let clock: any WallClock
 
-    public init(context: Context, endpoints: [String], timeoutMilliseconds: Int32) {
+    public init(context: Context, endpoints: [String], timeoutMilliseconds: Int32, retrySeconds: Double, clock: any WallClock) {
         precondition(!endpoints.isEmpty, "at least one region-monitor endpoint")
         clients = endpoints.map { RequestClient(context: context, endpoint: $0, timeoutMilliseconds: timeoutMilliseconds) }
-    }
-
-    private func client(for deviceId: String) -> RequestClient {
-        clients[Topic.shard(of: deviceId, count: clients.count)]
+        breakers = Array(repeating: CircuitBreaker(openSeconds: retrySeconds), count: endpoints.count)
+        self.clock = clock
     }
 
     public func nearest(deviceId: String) throws -> NearestAnswer {
-        try client(for: deviceId).call(Op.nearestGet, DeviceQuery(deviceId: deviceId), as: NearestAnswer.self)
+        try call(deviceId) { try $0.call(Op.nearestGet, DeviceQuery(deviceId: deviceId), as: NearestAnswer.self) }
     }
 
     public func confirm(_ request: ConfirmLocation) throws -> LocationConfirmation {
-        try client(for: request.deviceId).call(Op.locationConfirm, request, as: LocationConfirmation.self)
+        try call(request.deviceId) { try $0.call(Op.locationConfirm, request, as: LocationConfirmation.self) }
+    }
+
+    /// One call to the device's shard, through that shard's breaker. An error reply is an answer;
+    /// only silence (or a transport failure) opens the breaker.
+    private func call<T>(_ deviceId: String, _ body: (RequestClient) throws -> T) throws -> T {
+        let shard = Topic.shard(of: deviceId, count: clients.count)
+        let now = clock.now()
+        if let until = breakers[shard].refusesUntil(at: now) {
+            throw ServiceError(.clientTimeout, "region-monitor (shard \(shard)) did not answer lately; not asked again before \(until)")
+        }
+        do {
+            let answer = try body(clients[shard])
+            breakers[shard].answered()
+            return answer
+        } catch {
+            if let refusal = error as? ServiceError, refusal.code != ErrorCode.clientTimeout.rawValue {
+                breakers[shard].answered()
+            } else {
+                breakers[shard].failed(at: clock.now())
+            }
+            throw error
+        }
     }
 
     deinit { clients.forEach { $0.close() } }
