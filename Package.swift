@@ -52,7 +52,13 @@ let package = Package(
         .executableTarget(name: "order-service", dependencies: ["OrderServer", "ServiceRuntime", "Campus"], path: "Services/OrderService/Main"),
     ]
     + service("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
-    + service("NotificationService", executable: "notification-service", core: "NotifyCore")
+    + [
+        // notification-service's shell is a library too: tests run retention with an injected
+        // clock against a real SQLite file.
+        .target(name: "NotifyCore", dependencies: ["Messages", "Campus"], path: "Services/NotificationService/Core"),
+        .target(name: "NotifyServer", dependencies: ["NotifyCore", "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"], path: "Services/NotificationService/Server"),
+        .executableTarget(name: "notification-service", dependencies: ["NotifyServer", "NotifyCore", "ServiceRuntime", "Campus"], path: "Services/NotificationService/Main"),
+    ]
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
         .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],

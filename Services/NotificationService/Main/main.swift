@@ -1,6 +1,7 @@
 import Campus
 import Foundation
 import NotifyCore
+import NotifyServer
 import ServiceRuntime
 
 // notification-service: device registrations and notification authorization; turns order and

@@ -9,7 +9,7 @@ import ServiceRuntime
 /// notification is written with its delivery (or undeliverable) event in one transaction through
 /// the outbox; the event id of what caused it is remembered in the same transaction, so a
 /// replayed event never notifies twice, and one notification per (device, kind, order).
-final class NotifyService {
+public final class NotifyService {
     static let migrations = [
         Migration(1, """
             CREATE TABLE devices (
@@ -88,7 +88,8 @@ final class NotifyService {
     /// Events skipped because their id was already applied (since start), for health.
     var deduplicated = 0
 
-    init(host: ServiceHost, catalog: CampusCatalog?, schedule: PickupReminderSchedule, tickSeconds: Double) {
+    /// The service on `host` (its database, sockets and clock); `start()` migrates and registers it.
+    public init(host: ServiceHost, catalog: CampusCatalog?, schedule: PickupReminderSchedule, tickSeconds: Double) {
         self.host = host
         self.catalog = catalog
         self.schedule = schedule
@@ -97,7 +98,8 @@ final class NotifyService {
 
     private let tickSeconds: Double
 
-    func start() throws {
+    /// Migrates the schema and registers the subscriptions, ops, timers and health details.
+    public func start() throws {
         try db.migrate("notification-service", Self.migrations)
         try host.subscribe(["order.", "region."], durableStreams: ["order", "region"]) { [unowned self] _, envelope in try self.consume(envelope) }
         host.router.on(Op.deviceRegister, RegisterDevice.self) { [unowned self] in try self.register($0) }
