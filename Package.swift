@@ -52,7 +52,13 @@ let package = Package(
         .executableTarget(name: "order-service", dependencies: ["OrderServer", "ServiceRuntime", "Campus"], path: "Services/OrderService/Main"),
     ]
     + service("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
-    + service("NotificationService", executable: "notification-service", core: "NotifyCore")
+    + [
+        // notification-service's shell is a library too: tests run retention with an injected
+        // clock against a real SQLite file.
+        .target(name: "NotifyCore", dependencies: ["Messages", "Campus"], path: "Services/NotificationService/Core"),
+        .target(name: "NotifyServer", dependencies: ["NotifyCore", "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"], path: "Services/NotificationService/Server"),
+        .executableTarget(name: "notification-service", dependencies: ["NotifyServer", "NotifyCore", "ServiceRuntime", "Campus"], path: "Services/NotificationService/Main"),
+    ]
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
         .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
@@ -60,6 +66,7 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "OrderServerTests", dependencies: ["OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
+        .testTarget(name: "NotifyServerTests", dependencies: ["NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "SQLite"], path: "Tests/NotifyServerTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]

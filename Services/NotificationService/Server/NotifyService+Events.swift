@@ -44,7 +44,7 @@ extension NotifyService {
                 ON CONFLICT(order_id) DO UPDATE SET due_ms = excluded.due_ms, snapshot = excluded.snapshot WHERE state = 'pending'
                 """, order.orderId, at.milliseconds, String(decoding: Wire.encode(order), as: UTF8.self))
         case .cancel:
-            try db.run("UPDATE pickup_reminders SET state = 'cancelled' WHERE order_id = ? AND state = 'pending'", order.orderId)
+            try db.run("UPDATE pickup_reminders SET state = 'cancelled', ended_ms = ? WHERE order_id = ? AND state = 'pending'", now.milliseconds, order.orderId)
         }
         // order.arrived and order.claimed carry the unchanged state: no transition to tell anyone about.
         guard type != .orderArrived, type != .orderClaimed, let kind = OrderNotifications.kind(for: order.state) else { return }
@@ -68,7 +68,9 @@ extension NotifyService {
             let onceKey = reminder.oneShot ? reminder.reminderId : reminder.reminderId + "@" + eventId
             try notify(.regionReminder(reminder, cafeName: cafeName), deviceId: reminder.deviceId, onceKey: onceKey)
             let fired = RegionReminderRules.fired(reminder, at: event.date)
-            try db.run("UPDATE region_reminders SET state = ?, fired_ms = ? WHERE reminder_id = ?", fired.state.rawValue, fired.firedAt?.milliseconds, reminder.reminderId)
+            // A repeating reminder stays active: it has not ended, and retention keeps it.
+            try db.run("UPDATE region_reminders SET state = ?, fired_ms = ?, ended_ms = ? WHERE reminder_id = ?", fired.state.rawValue, fired.firedAt?.milliseconds,
+                       fired.state == .active ? nil : now.milliseconds, reminder.reminderId)
         }
     }
 
@@ -80,14 +82,14 @@ extension NotifyService {
             guard let order = try? JSONDecoder().decode(OrderSnapshot.self, from: Data(row.string("snapshot").utf8)) else {
                 // Set aside, or it would fail every tick and hold up the reminders behind it.
                 host.logger.error("pickup reminder unreadable, set aside", ["order.id": row.string("order_id")])
-                try host.write { try db.run("UPDATE pickup_reminders SET state = 'unreadable' WHERE order_id = ?", row.string("order_id")) }
+                try host.write { try db.run("UPDATE pickup_reminders SET state = 'unreadable', ended_ms = ? WHERE order_id = ?", at.milliseconds, row.string("order_id")) }
                 continue
             }
             try host.write {
                 for deviceId in try recipients(order) {
                     try notify(.order(.pickupReminder, order, reason: nil), deviceId: deviceId, onceKey: order.orderId)
                 }
-                try db.run("UPDATE pickup_reminders SET state = 'sent' WHERE order_id = ? AND state = 'pending'", order.orderId)
+                try db.run("UPDATE pickup_reminders SET state = 'sent', ended_ms = ? WHERE order_id = ? AND state = 'pending'", at.milliseconds, order.orderId)
             }
         }
     }

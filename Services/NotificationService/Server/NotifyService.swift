@@ -9,7 +9,7 @@ import ServiceRuntime
 /// notification is written with its delivery (or undeliverable) event in one transaction through
 /// the outbox; the event id of what caused it is remembered in the same transaction, so a
 /// replayed event never notifies twice, and one notification per (device, kind, order).
-final class NotifyService {
+public final class NotifyService {
     static let migrations = [
         Migration(1, """
             CREATE TABLE devices (
@@ -76,6 +76,23 @@ final class NotifyService {
             CREATE INDEX region_reminders_arrival ON region_reminders (device_id, cafe_id, state);
             CREATE TABLE cafes (cafe_id TEXT PRIMARY KEY, name TEXT NOT NULL) WITHOUT ROWID;
             """),
+        // Retention needs an age for every row: when a notification was created, when a reminder
+        // ended. Existing notifications take it from their stored createdAt (a body that cannot be
+        // read gets 0 and goes at the first prune: the inbox cannot decode it anyway); reminders
+        // that already ended take the closest time they have (a pickup reminder's due time, a
+        // region reminder's firing or, cancelled, its creation).
+        Migration(3, """
+            ALTER TABLE notifications ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;
+            UPDATE notifications SET created_ms = COALESCE(CASE WHEN json_valid(body) THEN
+                CAST(round((julianday(json_extract(body, '$.createdAt')) - 2440587.5) * 86400000) AS INTEGER) END, 0);
+            CREATE INDEX notifications_created ON notifications (created_ms);
+            ALTER TABLE pickup_reminders ADD COLUMN ended_ms INTEGER;
+            UPDATE pickup_reminders SET ended_ms = due_ms WHERE state <> 'pending';
+            CREATE INDEX pickup_reminders_ended ON pickup_reminders (ended_ms);
+            ALTER TABLE region_reminders ADD COLUMN ended_ms INTEGER;
+            UPDATE region_reminders SET ended_ms = COALESCE(fired_ms, created_ms) WHERE state <> 'active';
+            CREATE INDEX region_reminders_ended ON region_reminders (ended_ms);
+            """),
     ]
 
     let host: ServiceHost
@@ -85,20 +102,29 @@ final class NotifyService {
     let schedule: PickupReminderSchedule
     var db: Database { host.db }
     var now: Timestamp { host.clock.now() }
+    /// How long what is over (notifications, ended reminders) is kept.
+    let retention: NotificationRetention
     /// Events skipped because their id was already applied (since start), for health.
     var deduplicated = 0
+    /// Rows deleted by retention since start, for health.
+    var pruned = 0
 
-    init(host: ServiceHost, catalog: CampusCatalog?, schedule: PickupReminderSchedule, tickSeconds: Double) {
+    /// The service on `host` (its database, sockets and clock); `start()` migrates and registers it.
+    public init(host: ServiceHost, catalog: CampusCatalog?, schedule: PickupReminderSchedule, tickSeconds: Double, retention: NotificationRetention) {
         self.host = host
         self.catalog = catalog
         self.schedule = schedule
         self.tickSeconds = tickSeconds
+        self.retention = retention
     }
 
     private let tickSeconds: Double
 
-    func start() throws {
+    /// Migrates the schema and registers the subscriptions, ops, timers and health details.
+    public func start() throws {
         try db.migrate("notification-service", Self.migrations)
+        // A service that was down for a while catches up before it takes new work.
+        try pruneExpired()
         try host.subscribe(["order.", "region."], durableStreams: ["order", "region"]) { [unowned self] _, envelope in try self.consume(envelope) }
         host.router.on(Op.deviceRegister, RegisterDevice.self) { [unowned self] in try self.register($0) }
         host.router.on(Op.inboxList, InboxQuery.self) { [unowned self] in try self.inbox($0) }
@@ -111,14 +137,18 @@ final class NotifyService {
             // Replays reach back as far as publishers keep their outbox (7 days); ids older than that cannot come back.
             try self.db.run("DELETE FROM processed_events WHERE at_ms < ?", self.now.adding(seconds: -8 * 24 * 3600).milliseconds)
         }
+        host.reactor.every(3600, name: "retention.prune") { [unowned self] in try self.pruneExpired() }
         host.addHealthDetails { [unowned self] in
             func count(_ sql: String) -> String { "\((try? db.query(sql).first?.int("n")) ?? -1)" }
             return [
+                "notifications.held": count("SELECT COUNT(*) AS n FROM notifications"),
                 "notifications.delivered": count("SELECT COUNT(*) AS n FROM notifications WHERE delivered = 1"),
                 "notifications.undeliverable": count("SELECT COUNT(*) AS n FROM notifications WHERE delivered = 0"),
                 "reminders.pickupPending": count("SELECT COUNT(*) AS n FROM pickup_reminders WHERE state = 'pending'"),
                 "reminders.regionActive": count("SELECT COUNT(*) AS n FROM region_reminders WHERE state = 'active'"),
                 "events.deduplicated": "\(deduplicated)",
+                "retention.days": "\(retention.days)",
+                "retention.pruned": "\(pruned)",
             ]
         }
     }
@@ -145,10 +175,11 @@ final class NotifyService {
         let notification = composer.compose(subject, deviceId: deviceId, registration: try registration(deviceId),
                                              notificationId: "ntf_" + UUID().uuidString.lowercased(), now: now)
         try db.run("""
-            INSERT INTO notifications (notification_id, device_id, kind, collapse_id, once_key, body, delivered, reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            INSERT INTO notifications (notification_id, device_id, kind, collapse_id, once_key, body, delivered, reason, created_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
             """, notification.notificationId, deviceId, notification.kind.rawValue, notification.collapseId, onceKey,
-                   String(decoding: Wire.encode(notification), as: UTF8.self), notification.undeliverableReason == nil, notification.undeliverableReason)
+                   String(decoding: Wire.encode(notification), as: UTF8.self), notification.undeliverableReason == nil, notification.undeliverableReason,
+                   notification.createdAt.milliseconds)
         guard db.changes == 1 else { return nil }
         if let reason = notification.undeliverableReason {
             host.logger.info("notification not delivered", ["device.id": deviceId, "notification.kind": notification.kind.rawValue,

@@ -45,7 +45,9 @@ extension NotifyService {
         var after: Int64 = 0
         if let since = query.sinceId {
             guard let row = try db.query("SELECT seq FROM notifications WHERE notification_id = ? AND device_id = ?", since, query.deviceId).first else {
-                throw ServiceError(.unknownNotification, "sinceId \(since.prefix(60)) is not a notification of device \(query.deviceId)")
+                // It may have been one that retention deleted: say so, so the client reads from the start.
+                throw ServiceError(.unknownNotification,
+                                   "sinceId \(since.prefix(60)) is not a notification of device \(query.deviceId) (notifications are kept \(retention.days) days)")
             }
             after = row.int64("seq")
         }
@@ -95,7 +97,7 @@ extension NotifyService {
             var reminder = Self.reminder(row)
             // Cancelling one that already ended is answered with it as it is: the call is idempotent.
             if reminder.state == .active {
-                try db.run("UPDATE region_reminders SET state = 'cancelled' WHERE reminder_id = ?", request.reminderId)
+                try db.run("UPDATE region_reminders SET state = 'cancelled', ended_ms = ? WHERE reminder_id = ?", now.milliseconds, request.reminderId)
                 reminder.state = .cancelled
             }
             return reminder
