@@ -63,11 +63,13 @@ let package = Package(
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
         .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
                           path: "Services/LoadTest"),
-        .testTarget(name: "SharedTests", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
+        // Test helpers every test target shares (a clock in the test's hand, refusal codes); never shipped.
+        .target(name: "TestSupport", dependencies: ["Messages"], path: "Tests/Support"),
+        .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
-        .testTarget(name: "OrderServerTests", dependencies: ["OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
-        .testTarget(name: "NotifyServerTests", dependencies: ["NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "SQLite"], path: "Tests/NotifyServerTests"),
-        .testTarget(name: "IntegrationTests", dependencies: ["ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
+        .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
+        .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "SQLite"], path: "Tests/NotifyServerTests"),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
 )

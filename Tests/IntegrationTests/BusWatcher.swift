@@ -102,19 +102,3 @@ func eventually<T>(_ what: String, timeout: Double = 10, _ body: () throws -> T?
     throw PlatformError("timed out waiting for \(what)" + (lastError.map { ": \($0)" } ?? ""))
 }
 
-/// The error code a call is refused with (a non-service error as its description), or nil when it succeeds.
-func refusalCode<T>(_ body: () throws -> T) -> String? {
-    refusalError(body).map { $0.code }
-}
-
-/// The error a call is refused with (a non-service error as `unexpected` with its description), or nil when it succeeds.
-func refusalError<T>(_ body: () throws -> T) -> ServiceError? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as ServiceError {
-        return error
-    } catch {
-        return ServiceError(code: "\(error)", message: "not a service error")
-    }
-}

@@ -2,6 +2,7 @@ import Foundation
 import Messages
 import ServiceRuntime
 import Testing
+import TestSupport
 import ZeroMQ
 
 /// kitchen-display as real processes with the real order-service: station tickets, recall,
@@ -74,11 +75,11 @@ struct KitchenDisplayTests {
         #expect(try kitchen.call(Op.kdsOrders, OrdersQuery(), as: OrdersReply.self).orders.first { $0.orderId == first }?.state == .inProgress)
 
         // Refusals answer a typed code and change nothing.
-        #expect(refusalCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(first):pastry"), as: TicketView.self) } == "kitchen.unknownTicket")
-        #expect(refusalCode { try kitchen.call(Op.kdsRecall, TicketCommand(ticketId: salad), as: TicketView.self) } == "kitchen.illegalTransition")
-        #expect(refusalCode { try kitchen.call(Op.kdsStart, TicketCommand(ticketId: grill), as: TicketView.self) } == "kitchen.illegalTransition")
-        #expect(refusalCode { try kitchen.call(Op.kdsRush, RushCommand(orderId: "no-such-order"), as: ExpediterOrder.self) } == "kitchen.unknownOrder")
-        #expect(refusalCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: ""), as: TicketView.self) } == "request.invalidField")
+        #expect(errorCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(first):pastry"), as: TicketView.self) } == "kitchen.unknownTicket")
+        #expect(errorCode { try kitchen.call(Op.kdsRecall, TicketCommand(ticketId: salad), as: TicketView.self) } == "kitchen.illegalTransition")
+        #expect(errorCode { try kitchen.call(Op.kdsStart, TicketCommand(ticketId: grill), as: TicketView.self) } == "kitchen.illegalTransition")
+        #expect(errorCode { try kitchen.call(Op.kdsRush, RushCommand(orderId: "no-such-order"), as: ExpediterOrder.self) } == "kitchen.unknownOrder")
+        #expect(errorCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: ""), as: TicketView.self) } == "request.invalidField")
         let unchanged = try kitchen.call(Op.kdsTickets, TicketsQuery(includeDone: true), as: TicketsReply.self).tickets.filter { $0.orderId == first }
         #expect(unchanged.map(\.state) == [.ready, .new], "grill bumped, salad untouched: \(unchanged.map(\.ticketId))")
 
@@ -218,7 +219,7 @@ struct KitchenDisplayTests {
         let screen = try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets.filter { $0.orderId == cancelled }
         #expect(screen.map(\.state) == [.cancelled, .cancelled] && screen.allSatisfy { $0.closedAt != nil })
         #expect(try kitchen.call(Op.kdsOrders, OrdersQuery(), as: OrdersReply.self).orders.first { $0.orderId == cancelled }?.state == .cancelled)
-        #expect(refusalCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(cancelled):salad"), as: TicketView.self) } == "kitchen.illegalTransition")
+        #expect(errorCode { try kitchen.call(Op.kdsBump, TicketCommand(ticketId: "\(cancelled):salad"), as: TicketView.self) } == "kitchen.illegalTransition")
         #expect(try kitchen.call(Op.kdsCounts, CountsQuery(station: "grill"), as: CountsReply.self).counts.map(\.quantity) == [2],
                 "only the kept order's recalled burgers are still to make, not the cancelled order's")
     }

@@ -2,6 +2,7 @@ import Foundation
 import Messages
 import ServiceRuntime
 import Testing
+import TestSupport
 import ZeroMQ
 
 /// region-monitor and beacon-ingest as real processes: monitors managed through the socket and
@@ -37,8 +38,8 @@ struct LocationTests {
 
         let opened = try region.call(Op.monitorOpen, MonitorOwnership(monitor: "reminders", owner: "notify"), as: MonitorInfo.self)
         #expect(opened == MonitorInfo(monitor: "reminders", owner: "notify", conditions: 0, conditionLimit: 2, builtIn: false))
-        #expect(refusalCode { _ = try region.call(Op.monitorOpen, MonitorOwnership(monitor: "reminders", owner: "someone"), as: MonitorInfo.self) } == "monitor.owned")
-        #expect(refusalCode { _ = try region.call(Op.monitorOpen, MonitorOwnership(monitor: "campus", owner: "notify"), as: MonitorInfo.self) } == "monitor.owned")
+        #expect(errorCode { _ = try region.call(Op.monitorOpen, MonitorOwnership(monitor: "reminders", owner: "someone"), as: MonitorInfo.self) } == "monitor.owned")
+        #expect(errorCode { _ = try region.call(Op.monitorOpen, MonitorOwnership(monitor: "campus", owner: "notify"), as: MonitorInfo.self) } == "monitor.owned")
 
         let office = Condition.circle(latitude: Self.macs.latitude, longitude: Self.macs.longitude, radius: 60)
         let add = AddCondition(monitor: "reminders", owner: "notify", identifier: "arrive-macs", condition: office, deviceId: "phone-m", assuming: .unsatisfied)
@@ -46,11 +47,11 @@ struct LocationTests {
         #expect(added.condition == office && added.deviceId == "phone-m" && added.assuming == .unsatisfied && added.lastEvent == nil)
         var other = add
         other.owner = "someone"
-        #expect(refusalCode { _ = try region.call(Op.monitorAdd, other, as: MonitorRecord.self) } == "monitor.notOwner")
+        #expect(errorCode { _ = try region.call(Op.monitorAdd, other, as: MonitorRecord.self) } == "monitor.notOwner")
         var bad = add
         bad.identifier = "bad-radius"
         bad.condition = .circle(latitude: 37, longitude: -122, radius: -5)
-        #expect(refusalCode { _ = try region.call(Op.monitorAdd, bad, as: MonitorRecord.self) } == "monitor.invalidCondition")
+        #expect(errorCode { _ = try region.call(Op.monitorAdd, bad, as: MonitorRecord.self) } == "monitor.invalidCondition")
         var second = add
         second.identifier = "coffee-beacon"
         second.condition = .beacon(uuid: Self.uuid, major: 2, minor: nil)
@@ -59,9 +60,9 @@ struct LocationTests {
         _ = try region.call(Op.monitorAdd, second, as: MonitorRecord.self)
         var third = second
         third.identifier = "one-too-many"
-        #expect(refusalCode { _ = try region.call(Op.monitorAdd, third, as: MonitorRecord.self) } == "monitor.conditionLimitExceeded")
-        #expect(refusalCode { _ = try region.call(Op.monitorIdentifiers, MonitorQuery(monitor: "nope"), as: MonitorIdentifiers.self) } == "monitor.unknown")
-        #expect(refusalCode { _ = try region.call(Op.monitorRecord, RecordQuery(monitor: "reminders", identifier: "nope", deviceId: nil), as: MonitorRecord.self) } == "monitor.unknownCondition")
+        #expect(errorCode { _ = try region.call(Op.monitorAdd, third, as: MonitorRecord.self) } == "monitor.conditionLimitExceeded")
+        #expect(errorCode { _ = try region.call(Op.monitorIdentifiers, MonitorQuery(monitor: "nope"), as: MonitorIdentifiers.self) } == "monitor.unknown")
+        #expect(errorCode { _ = try region.call(Op.monitorRecord, RecordQuery(monitor: "reminders", identifier: "nope", deviceId: nil), as: MonitorRecord.self) } == "monitor.unknownCondition")
         let garbage = try region.send(raw: Data(#"{"op":"monitor.add","id":"x","body":{"monitor":"reminders"}}"#.utf8))
         #expect(String(decoding: garbage, as: UTF8.self).contains("\"ok\":false"))
         #expect(try region.call(Op.monitorIdentifiers, MonitorQuery(monitor: "reminders"), as: MonitorIdentifiers.self).identifiers == ["arrive-macs", "coffee-beacon"])
@@ -85,7 +86,7 @@ struct LocationTests {
         #expect(list.monitors.last == MonitorInfo(monitor: "reminders", owner: "notify", conditions: 2, conditionLimit: 2, builtIn: false))
         let record = try region.call(Op.monitorRecord, RecordQuery(monitor: "reminders", identifier: "arrive-macs", deviceId: nil), as: MonitorRecord.self)
         #expect(record.lastEvent?.state == .satisfied && record.lastEvent?.deviceId == "phone-m")
-        #expect(refusalCode { _ = try region.call(Op.monitorOpen, MonitorOwnership(monitor: "reminders", owner: "someone"), as: MonitorInfo.self) } == "monitor.owned")
+        #expect(errorCode { _ = try region.call(Op.monitorOpen, MonitorOwnership(monitor: "reminders", owner: "someone"), as: MonitorInfo.self) } == "monitor.owned")
 
         // Still inside after the restart: nothing re-announced. Then out, past the hysteresis: one exit.
         _ = try Self.report(ingest, "phone-m", fixes: [Self.fix(north: 10)])
@@ -136,9 +137,9 @@ struct LocationTests {
         #expect(try confirm("never-seen").reason == .noFreshFix)
         #expect(try confirm("clip-in", at: Timestamp(Date()).adding(seconds: -300)).reason == .noFreshFix)
         #expect(try confirm("clip-out", cafe: nil, region: ConfirmRegion(latitude: Self.macs.latitude + 2_000 / 111_195, longitude: Self.macs.longitude, radius: 100)).result == .yes)
-        #expect(refusalCode { _ = try confirm("clip-in", cafe: nil, region: ConfirmRegion(latitude: Self.macs.latitude, longitude: Self.macs.longitude, radius: 501)) } == "location.regionTooLarge")
-        #expect(refusalCode { _ = try confirm("clip-in", cafe: "atlantis") } == "order.unknownCafe")
-        #expect(refusalCode { _ = try confirm("clip-in", cafe: nil) } == "request.invalidField")
+        #expect(errorCode { _ = try confirm("clip-in", cafe: nil, region: ConfirmRegion(latitude: Self.macs.latitude, longitude: Self.macs.longitude, radius: 501)) } == "location.regionTooLarge")
+        #expect(errorCode { _ = try confirm("clip-in", cafe: "atlantis") } == "order.unknownCafe")
+        #expect(errorCode { _ = try confirm("clip-in", cafe: nil) } == "request.invalidField")
 
         // The nearest cafés by distance: ids only.
         let nearest = try region.call(Op.nearestGet, DeviceQuery(deviceId: "clip-in"), as: NearestAnswer.self)

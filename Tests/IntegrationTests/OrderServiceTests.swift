@@ -2,6 +2,7 @@ import Foundation
 import Messages
 import ServiceRuntime
 import Testing
+import TestSupport
 import ZeroMQ
 
 /// order-service through its socket, with the real bus, region-monitor, beacon-ingest and
@@ -122,7 +123,7 @@ struct OrderServiceTests {
         #expect(try orders.call(Op.orderPlace, request, as: OrderView.self) == first)
         var other = request
         other.items = [OrderItemRequest(itemId: "fries", quantity: 1)]
-        #expect(refusalCode { _ = try orders.call(Op.orderPlace, other, as: OrderView.self) } == "order.idempotencyConflict")
+        #expect(errorCode { _ = try orders.call(Op.orderPlace, other, as: OrderView.self) } == "order.idempotencyConflict")
         _ = try watcher.waitFor("order.accepted.")
 
         // Everything below is refused; count what exists first.
@@ -151,7 +152,7 @@ struct OrderServiceTests {
             ("app order without a user", variant { $0.userId = nil }, "request.invalidField"),
         ]
         for (name, bad, expected) in cases {
-            #expect(refusalCode { _ = try orders.call(Op.orderPlace, bad, as: OrderView.self) } == expected, "\(name)")
+            #expect(errorCode { _ = try orders.call(Op.orderPlace, bad, as: OrderView.self) } == expected, "\(name)")
         }
         // Frames that are not an order at all.
         let oversize = Data("{\"op\":\"order.place\",\"id\":\"x\",\"body\":{\"idempotencyKey\":\"\(String(repeating: "k", count: Wire.defaultMaxFrameBytes))\"}}".utf8)
@@ -186,12 +187,12 @@ struct OrderServiceTests {
 
         let placed = try orders.call(Op.orderPlace, appOrder(try reserve(orders, user: "alice"), device: "alice-phone"), as: OrderView.self).order
         let id = placed.orderId
-        #expect(refusalCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .customer, userId: "mallory"), as: OrderView.self) } == "order.notOwner")
-        #expect(refusalCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .customer), as: OrderView.self) } == "request.invalidField")
-        #expect(refusalCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .kitchen), as: OrderView.self) } == "request.invalidField")
-        #expect(refusalCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .kitchen, reason: "bad\u{7}bell"), as: OrderView.self) } == "request.invalidField")
-        #expect(refusalCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: "ord_nope", by: .kitchen, reason: "x"), as: OrderView.self) } == "order.unknown")
-        #expect(refusalCode { _ = try orders.call(Op.orderPickup, OrderQuery(orderId: id), as: OrderView.self) } == "order.illegalTransition")
+        #expect(errorCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .customer, userId: "mallory"), as: OrderView.self) } == "order.notOwner")
+        #expect(errorCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .customer), as: OrderView.self) } == "request.invalidField")
+        #expect(errorCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .kitchen), as: OrderView.self) } == "request.invalidField")
+        #expect(errorCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .kitchen, reason: "bad\u{7}bell"), as: OrderView.self) } == "request.invalidField")
+        #expect(errorCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: "ord_nope", by: .kitchen, reason: "x"), as: OrderView.self) } == "order.unknown")
+        #expect(errorCode { _ = try orders.call(Op.orderPickup, OrderQuery(orderId: id), as: OrderView.self) } == "order.illegalTransition")
 
         // The grill starts and bumps it: preparing, then ready (the only station of a burger).
         let ticket = try eventually("the grill's ticket") {
@@ -200,13 +201,13 @@ struct OrderServiceTests {
         _ = try kitchen.call(Op.kdsStart, TicketCommand(ticketId: ticket.ticketId), as: TicketView.self)
         _ = try eventually("preparing") { try orders.call(Op.orderGet, OrderQuery(orderId: id), as: OrderView.self).order.state == .preparing ? true : nil }
         // Once preparing, the customer may no longer cancel.
-        #expect(refusalCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .customer, userId: "alice"), as: OrderView.self) } == "order.illegalTransition")
+        #expect(errorCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .customer, userId: "alice"), as: OrderView.self) } == "order.illegalTransition")
         _ = try kitchen.call(Op.kdsBump, TicketCommand(ticketId: ticket.ticketId), as: TicketView.self)
         _ = try eventually("ready") { try orders.call(Op.orderGet, OrderQuery(orderId: id), as: OrderView.self).order.state == .ready ? true : nil }
         let handed = try orders.call(Op.orderPickup, OrderQuery(orderId: id, locale: "de_DE"), as: OrderView.self)
         #expect(handed.order.state == .pickedUp && handed.total.formatted == "11,95\u{A0}$")
-        #expect(refusalCode { _ = try orders.call(Op.orderPickup, OrderQuery(orderId: id), as: OrderView.self) } == "order.illegalTransition")
-        #expect(refusalCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .kitchen, reason: "too late"), as: OrderView.self) } == "order.illegalTransition")
+        #expect(errorCode { _ = try orders.call(Op.orderPickup, OrderQuery(orderId: id), as: OrderView.self) } == "order.illegalTransition")
+        #expect(errorCode { _ = try orders.call(Op.orderCancel, CancelOrderRequest(orderId: id, by: .kitchen, reason: "too late"), as: OrderView.self) } == "order.illegalTransition")
 
         let history = try orders.call(Op.orderHistory, OrderQuery(orderId: id), as: OrderHistory.self)
         #expect(history.entries.map(\.to) == [.placed, .accepted, .preparing, .ready, .pickedUp])
@@ -277,14 +278,14 @@ struct OrderServiceTests {
 
         let away = try clipOrder("clip-away", key: "clip-away-0001")
         let refusal = try eventually("region-monitor's no for the phone in Austin") { () -> String? in
-            let c = refusalCode { _ = try orders.call(Op.orderPlace, away, as: OrderView.self) }
+            let c = errorCode { _ = try orders.call(Op.orderPlace, away, as: OrderView.self) }
             return c == "appClip.disallowed" ? nil : c
         }
         #expect(refusal == "appClip.notInRegion")
-        #expect(refusalCode { _ = try orders.call(Op.orderPlace, try clipOrder("clip-denied", key: "clip-deny-0001"), as: OrderView.self) } == "appClip.disallowed")
-        #expect(refusalCode { _ = try orders.call(Op.orderPlace, try clipOrder("clip-here", invocation: .safari, key: "clip-safari-01"), as: OrderView.self) } == "appClip.disallowed")
-        #expect(refusalCode { _ = try orders.call(Op.orderPlace, try clipOrder("clip-here", url: "https://clip.campus.example/tokyo-cafe/counter", key: "clip-tokyo-001"), as: OrderView.self) } == "appClip.doesNotMatch")
-        #expect(refusalCode { _ = try orders.call(Op.orderPlace, try clipOrder("clip-here", url: "https://evil.example/caffe-macs", key: "clip-evil-0001"), as: OrderView.self) } == "appClip.doesNotMatch")
+        #expect(errorCode { _ = try orders.call(Op.orderPlace, try clipOrder("clip-denied", key: "clip-deny-0001"), as: OrderView.self) } == "appClip.disallowed")
+        #expect(errorCode { _ = try orders.call(Op.orderPlace, try clipOrder("clip-here", invocation: .safari, key: "clip-safari-01"), as: OrderView.self) } == "appClip.disallowed")
+        #expect(errorCode { _ = try orders.call(Op.orderPlace, try clipOrder("clip-here", url: "https://clip.campus.example/tokyo-cafe/counter", key: "clip-tokyo-001"), as: OrderView.self) } == "appClip.doesNotMatch")
+        #expect(errorCode { _ = try orders.call(Op.orderPlace, try clipOrder("clip-here", url: "https://evil.example/caffe-macs", key: "clip-evil-0001"), as: OrderView.self) } == "appClip.doesNotMatch")
         #expect(try orders.call(Op.health, Empty(), as: HealthStatus.self).details["orders.open"] == "1")
 
         // The guest signs in: the order moves to the account, announced on the bus.
@@ -299,9 +300,9 @@ struct OrderServiceTests {
         // serving. Once region-monitor is back and the retry period passed, the same key succeeds.
         platform.kill9("region-monitor")
         let retry = try clipOrder("clip-here", key: "clip-here-0002")
-        let down = try #require(refusalError { try orders.call(Op.orderPlace, retry, as: OrderView.self) })
+        let down = try #require(serviceError { try orders.call(Op.orderPlace, retry, as: OrderView.self) })
         #expect(down.code == "order.confirmationUnavailable" && down.message.contains("nothing was charged"), "\(down)")
-        let skipped = try #require(refusalError { try orders.call(Op.orderPlace, retry, as: OrderView.self) })
+        let skipped = try #require(serviceError { try orders.call(Op.orderPlace, retry, as: OrderView.self) })
         #expect(skipped.code == "order.confirmationUnavailable" && skipped.message.contains("not asked again before"), "\(skipped)")
         #expect(try orders.call(Op.health, Empty(), as: HealthStatus.self).details["orders.open"] == "1", "nothing was written")
         try platform.start("region-monitor")

@@ -5,6 +5,7 @@ import NotifyCore
 import SQLite
 import ServiceRuntime
 import Testing
+import TestSupport
 
 /// Bounded retention in notification-service's shell: a real SQLite file, the clock moved by
 /// hand, the prune called as its timer and start-up call it.

@@ -5,14 +5,7 @@ import NotifyCore
 import SQLite
 import ServiceRuntime
 import Synchronization
-
-/// A clock the test sets and advances by hand.
-final class ManualClock: WallClock {
-    private let current: Mutex<Timestamp>
-    init(_ start: Timestamp) { current = Mutex(start) }
-    func now() -> Timestamp { current.withLock { $0 } }
-    func advance(days: Double) { current.withLock { $0 = $0.adding(seconds: days * 86_400) } }
-}
+import TestSupport
 
 /// notification-service's shell on a real SQLite file in a temporary folder, its clock in the
 /// test's hand. Its sockets bind in-process endpoints nobody else uses; requests and events are
@@ -106,21 +99,3 @@ final class NotifyHarness {
     }
 }
 
-struct MissingValue: Error {}
-
-func requireValue<T>(_ value: T?) throws -> T {
-    guard let value else { throw MissingValue() }
-    return value
-}
-
-/// The error code a call throws, or nil when it succeeds.
-func errorCode(_ body: () throws -> Void) -> String? {
-    do {
-        try body()
-        return nil
-    } catch let error as ServiceError {
-        return error.code
-    } catch {
-        return "\(error)"
-    }
-}

@@ -4,6 +4,7 @@ import Messages
 @testable import OrderServer
 import ServiceRuntime
 import Testing
+import TestSupport
 
 /// App Clip orders against region-monitor's answers: every refusal is typed and changes nothing;
 /// payment is taken only after a "yes" for the code scanned at that café.

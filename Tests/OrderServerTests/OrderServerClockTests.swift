@@ -4,6 +4,7 @@ import Messages
 @testable import OrderServer
 import ServiceRuntime
 import Testing
+import TestSupport
 
 /// order-service's time rules with the clock in the test's hand: no-shows after the window and
 /// the café's grace, held places that lapse, idempotency keys kept at least 24 hours, past and

@@ -4,15 +4,7 @@ import Messages
 @testable import OrderServer
 import ServiceRuntime
 import Synchronization
-
-/// A clock the test sets and advances by hand.
-final class ManualClock: WallClock {
-    private let current: Mutex<Timestamp>
-    init(_ start: Timestamp) { current = Mutex(start) }
-    func now() -> Timestamp { current.withLock { $0 } }
-    func advance(seconds: Double) { current.withLock { $0 = $0.adding(seconds: seconds) } }
-    func set(_ time: Timestamp) { current.withLock { $0 = time } }
-}
+import TestSupport
 
 /// region-monitor's answers, set by the test; it records what order-service asked.
 /// (A fake for this unit test of order-service's shell only: the integration tests use the real one.)
@@ -87,32 +79,3 @@ final class OrderHarness {
     }
 }
 
-struct MissingValue: Error {}
-
-func requireValue<T>(_ value: T?) throws -> T {
-    guard let value else { throw MissingValue() }
-    return value
-}
-
-/// The code a call throws, or nil when it succeeds.
-func errorCode(_ body: () throws -> Void) -> String? {
-    do {
-        try body()
-        return nil
-    } catch let error as ServiceError {
-        return error.code
-    } catch {
-        return "\(error)"
-    }
-}
-
-func serviceError(_ body: () throws -> Void) -> ServiceError? {
-    do {
-        try body()
-        return nil
-    } catch let error as ServiceError {
-        return error
-    } catch {
-        return nil
-    }
-}

@@ -5,6 +5,7 @@ import Messages
 import ServiceRuntime
 import Synchronization
 import Testing
+import TestSupport
 import ZeroMQ
 
 /// order-service's client of region-monitor against a real socket that stays silent, then

@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 import Testing
+import TestSupport
 
 @Suite("Envelope decoding")
 struct EnvelopeDecodingTests {

@@ -3,6 +3,7 @@ import Messages
 import SQLite
 import ServiceRuntime
 import Testing
+import TestSupport
 
 @Suite("Transactional outbox")
 struct OutboxTests {
@@ -36,7 +37,7 @@ struct OutboxTests {
     func contiguousPerStream() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let clock = TestClock()
+        let clock = ManualClock()
         let outbox = try Outbox(db: temp.db, source: "order-service", clock: clock)
         var seen: [String] = []
         try temp.db.transaction {
@@ -59,7 +60,7 @@ struct OutboxTests {
     func rollbackConsumesNothing() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "order-service", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "order-service", clock: ManualClock())
         _ = try appendOrder(outbox, temp.db, 1)
         #expect(throws: Boom.self) {
             try temp.db.transaction {
@@ -78,7 +79,7 @@ struct OutboxTests {
     func flushOnce() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
         for n in 1...5 { _ = try appendOrder(outbox, temp.db, n) }
         let first = try flushAll(outbox)
         #expect(first == (1...5).map { Sent(topic: "kitchen.ready.macs.", stream: "kitchen", seq: UInt64($0)) })
@@ -92,7 +93,7 @@ struct OutboxTests {
     func storedEnvelope() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
         let appended = try appendOrder(outbox, temp.db, 1)
         var sent: [Envelope] = []
         try outbox.flush { _, data in sent.append(try Wire.decodeEnvelope(data)) }
@@ -103,7 +104,7 @@ struct OutboxTests {
     func flushResumesAfterFailure() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
         for n in 1...4 { _ = try appendOrder(outbox, temp.db, n) }
         var delivered: [UInt64] = []
         #expect(throws: Boom.self) {
@@ -122,7 +123,7 @@ struct OutboxTests {
     func batches() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
         for n in 1...5 { _ = try appendOrder(outbox, temp.db, n) }
         var sent: [UInt64] = []
         try outbox.flush(batch: 2) { _, data in sent.append(try Wire.decodeEnvelope(data).seq) }
@@ -136,7 +137,7 @@ struct OutboxTests {
     func crashRecovery() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
         for n in 1...2 { _ = try appendOrder(outbox, temp.db, n) }
         #expect(try flushAll(outbox).map(\.seq) == [1, 2])
         try outbox.persistPublished()   // the service's flush timer
@@ -145,7 +146,7 @@ struct OutboxTests {
 
         let reopened = try temp.reopen()
         defer { reopened.close() }
-        let recovered = try Outbox(db: reopened, source: "kitchen-display", clock: TestClock())
+        let recovered = try Outbox(db: reopened, source: "kitchen-display", clock: ManualClock())
         #expect(try recovered.pendingCount() == 2)
         #expect(try flushAll(recovered).map(\.seq) == [3, 4])
         #expect(try appendOrder(recovered, reopened, 5).seq == 5, "numbering continues after the restart")
@@ -156,13 +157,13 @@ struct OutboxTests {
     func resendAfterCrashBeforePersist() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
         for n in 1...3 { _ = try appendOrder(outbox, temp.db, n) }
         #expect(try flushAll(outbox).map(\.seq) == [1, 2, 3])
         temp.db.close()   // "kill -9" before the flush timer stored how far it got
         let reopened = try temp.reopen()
         defer { reopened.close() }
-        let recovered = try Outbox(db: reopened, source: "kitchen-display", clock: TestClock())
+        let recovered = try Outbox(db: reopened, source: "kitchen-display", clock: ManualClock())
         // The same events, same ids and sequence numbers: consumers drop them as duplicates.
         #expect(try flushAll(recovered).map(\.seq) == [1, 2, 3])
         try recovered.persistPublished()
@@ -173,7 +174,7 @@ struct OutboxTests {
     func noFlushInsideTransaction() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
         var sent: [UInt64] = []
         try temp.db.transaction {
             _ = try appendOrder(outbox, temp.db, 1)
@@ -194,7 +195,7 @@ struct OutboxTests {
     func replay(fromSeq: UInt64, limit: Int, expected: [UInt64]) throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: TestClock())
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
         for n in 1...5 { _ = try appendOrder(outbox, temp.db, n) }
         _ = try temp.db.transaction { try outbox.append(.orderReady, topic: "order.ready.macs.", stream: "order", body: Samples.body(for: .orderReady)) }
         let events = try outbox.replay(stream: "kitchen", fromSeq: fromSeq, limit: limit)
@@ -209,7 +210,7 @@ struct OutboxTests {
     func prune() throws {
         let temp = try TemporaryDatabase()
         defer { temp.finish() }
-        let clock = TestClock()
+        let clock = ManualClock()
         let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: clock)
         for n in 1...3 { _ = try appendOrder(outbox, temp.db, n) }
         _ = try flushAll(outbox)

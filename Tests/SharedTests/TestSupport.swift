@@ -3,21 +3,6 @@ import Messages
 import ServiceRuntime
 import Synchronization
 
-/// A clock the test sets and advances by hand.
-final class TestClock: WallClock {
-    private let current: Mutex<Timestamp>
-
-    init(_ start: Timestamp = Timestamp(milliseconds: 1_593_103_260_000)) {
-        current = Mutex(start)
-    }
-
-    func now() -> Timestamp { current.withLock { $0 } }
-
-    func set(_ time: Timestamp) { current.withLock { $0 = time } }
-
-    func advance(seconds: Double) { current.withLock { $0 = $0.adding(seconds: seconds) } }
-}
-
 /// A value shared between a test and a server thread.
 final class Locked<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
