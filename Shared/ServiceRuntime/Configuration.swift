@@ -12,11 +12,14 @@ public struct OptionSpec: Sendable {
     public let kind: Kind
     public let defaultValue: String
     public let help: String
+    /// For `.integer`: the values allowed (otherwise any whole number ≥ 0).
+    public let range: ClosedRange<Int>?
 
-    public init(_ name: String, _ kind: Kind = .string, default defaultValue: String, help: String) {
+    public init(_ name: String, _ kind: Kind = .string, default defaultValue: String, range: ClosedRange<Int>? = nil, help: String) {
         self.name = name
         self.kind = kind
         self.defaultValue = defaultValue
+        self.range = range
         self.help = help
     }
 
@@ -27,7 +30,10 @@ public struct OptionSpec: Sendable {
         switch kind {
         case .string, .path: return value.isEmpty && !defaultValue.isEmpty ? "must not be empty" : nil
         // Every count, size, duration and rate here is zero or more: a negative one is a typo.
-        case .integer: return Int(value).map { $0 >= 0 } == true ? nil : "must be a whole number ≥ 0, not \"\(value)\""
+        case .integer:
+            let allowed = range ?? 0...Int.max
+            let wanted = range.map { "\($0.lowerBound)…\($0.upperBound)" } ?? "≥ 0"
+            return Int(value).map(allowed.contains) == true ? nil : "must be a whole number \(wanted), not \"\(value.prefix(40))\""
         case .number: return Double(value).map { $0.isFinite && $0 >= 0 } == true ? nil : "must be a number ≥ 0, not \"\(value)\""
         case .flag: return ["true", "false", "1", "0", "yes", "no"].contains(value.lowercased()) ? nil : "must be true or false, not \"\(value)\""
         case .endpoint:

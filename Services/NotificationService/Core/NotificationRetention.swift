@@ -4,7 +4,7 @@ import Messages
 /// and reminders that were sent, fired, cancelled or set aside. What is still to come (a pending
 /// pickup reminder, an active region reminder) is never pruned, however old.
 public struct NotificationRetention: Sendable, Equatable {
-    /// What `--retention-days` accepts: at least a day, at most ten years.
+    /// What `--retention-days` accepts (its option's range): at least a day, at most ten years.
     public static let allowedDays = 1...3650
     /// Rows deleted per statement. Each batch commits on its own, so a large prune (a service
     /// that was down a month) never holds SQLite's write lock for long.
@@ -18,17 +18,6 @@ public struct NotificationRetention: Sendable, Equatable {
         guard Self.allowedDays.contains(days), batchSize > 0 else { return nil }
         self.days = days
         self.batchSize = batchSize
-    }
-
-    /// A `--retention-days` value: nil unless it is a whole number of days in `allowedDays`.
-    public init?(option text: String) {
-        guard let days = Int(text) else { return nil }
-        self.init(days: days)
-    }
-
-    /// Why a `--retention-days` value was refused, on one line for `main` to print before exiting 2.
-    public static func refusal(_ text: String) -> String {
-        "must be a whole number of days, \(allowedDays.lowerBound)…\(allowedDays.upperBound), not \"\(text.prefix(40))\""
     }
 
     /// What ended (a notification was created, a reminder finished) before this is deleted.

@@ -12,14 +12,12 @@ let specs = ServiceHost.commonSpecs(service: "notification-service", listenPort:
     OptionSpec("pickup-reminder-lead-seconds", .number, default: "600", help: "how long before its pickup window starts an accepted order's customer is reminded (0: no pickup reminders)"),
     OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog: café names for reminder titles and the café ids reminders may name (without it, names are learned from orders and any id is taken)"),
     OptionSpec("reminder-tick-seconds", .number, default: "1", help: "how often due pickup reminders are looked for"),
-    OptionSpec("retention-days", .integer, default: "30",
+    OptionSpec("retention-days", .integer, default: "30", range: NotificationRetention.allowedDays,
                help: "notifications (delivered and undeliverable) and ended reminders older than this many days are deleted, at start and hourly (1…3650)"),
 ]
 let config = loadConfiguration(program: "notification-service", summary: "localized order notifications and reminders, delivered once", specs: specs)
-guard let retention = NotificationRetention(option: config.string("retention-days")) else {
-    let origin = config.sources["retention-days"] == "environment" ? "CAFE_RETENTION_DAYS" : "--retention-days"
-    FileHandle.standardError.write(Data("notification-service: \(origin) \(NotificationRetention.refusal(config.string("retention-days")))\n".utf8))
-    exit(2)
+guard let retention = NotificationRetention(days: config.int("retention-days")) else {
+    fatalError("--retention-days was checked against NotificationRetention.allowedDays by the configuration")
 }
 do {
     let host = try ServiceHost(service: "notification-service", config: config)
