@@ -86,17 +86,9 @@ struct RobustnessTests {
     func badFlags(service: String) throws {
         let bin = try Platform.binaryDirectory()
         for args in [["--no-such-flag", "1"], ["--log-level", "loud"]] {
-            let process = Process()
-            process.executableURL = bin.appendingPathComponent(service)
-            process.arguments = args
-            let pipe = Pipe()
-            process.standardError = pipe
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 2)
-            #expect(text.split(separator: "\n").count == 1 && text.contains(service))
+            let result = try runCommand(bin.appendingPathComponent(service), args)
+            #expect(result.status == 2)
+            #expect(result.err.split(separator: "\n").count == 1 && result.err.contains(service))
         }
     }
 }
