@@ -4,17 +4,28 @@ import PackageDescription
 // No package dependencies: libzmq and SQLite come in as system libraries (Debian libzmq3-dev,
 // libsqlite3-dev); everything else is the toolchain.
 
-/// A service: a domain library (pure logic, clock injected, no sockets) and a tiny executable.
-func service(_ folder: String, executable: String, core: String, coreDependencies: [Target.Dependency] = []) -> [Target] {
+/// A service is three targets: `<Prefix>Core` (pure rules, clock injected, no sockets or SQL) in
+/// `Services/<folder>/Core`, `<Prefix>Server` (a library: the service, its store holding all of its
+/// SQL, its ops; tested in-process) in `Services/<folder>/Server`, and the executable in
+/// `Services/<folder>/Main` (read settings, build, run).
+func service(_ folder: String, executable: String, prefix: String,
+             coreDependencies: [Target.Dependency] = [], serverDependencies: [Target.Dependency] = []) -> [Target] {
+    let core = "\(prefix)Core", server = "\(prefix)Server"
+    return [
+        .target(name: core, dependencies: ["Messages", "Campus"] + coreDependencies, path: "Services/\(folder)/Core"),
+        .target(name: server, dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"] + serverDependencies,
+                path: "Services/\(folder)/Server"),
+        .executableTarget(name: executable, dependencies: [.target(name: server), .target(name: core), "ServiceRuntime", "Campus"],
+                          path: "Services/\(folder)/Main"),
+    ]
+}
+
+/// A service whose shell still lives in its executable (being moved to the three-part shape).
+func legacyService(_ folder: String, executable: String, core: String) -> [Target] {
     [
-        .target(
-            name: core,
-            dependencies: ["Messages", "Campus"] + coreDependencies,
-            path: "Services/\(folder)/Core"),
-        .executableTarget(
-            name: executable,
-            dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"],
-            path: "Services/\(folder)/Main"),
+        .target(name: core, dependencies: ["Messages", "Campus"], path: "Services/\(folder)/Core"),
+        .executableTarget(name: executable, dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"],
+                          path: "Services/\(folder)/Main"),
     ]
 }
 
@@ -42,23 +53,11 @@ let package = Package(
         .target(name: "Metrics", path: "Shared/Metrics"),
     ]
     + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
-    + service("BeaconIngest", executable: "beacon-ingest", core: "BeaconIngestCore")
-    + service("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
-    + [
-        // order-service's shell is a library too: tests run it with an injected clock (no-shows,
-        // held places, 24-hour idempotency keys) against a real SQLite file.
-        .target(name: "OrderCore", dependencies: ["Messages", "Campus"], path: "Services/OrderService/Core"),
-        .target(name: "OrderServer", dependencies: ["OrderCore", "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"], path: "Services/OrderService/Server"),
-        .executableTarget(name: "order-service", dependencies: ["OrderServer", "ServiceRuntime", "Campus"], path: "Services/OrderService/Main"),
-    ]
-    + service("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
-    + [
-        // notification-service's shell is a library too: tests run retention with an injected
-        // clock against a real SQLite file.
-        .target(name: "NotifyCore", dependencies: ["Messages", "Campus"], path: "Services/NotificationService/Core"),
-        .target(name: "NotifyServer", dependencies: ["NotifyCore", "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"], path: "Services/NotificationService/Server"),
-        .executableTarget(name: "notification-service", dependencies: ["NotifyServer", "NotifyCore", "ServiceRuntime", "Campus"], path: "Services/NotificationService/Main"),
-    ]
+    + legacyService("BeaconIngest", executable: "beacon-ingest", core: "BeaconIngestCore")
+    + legacyService("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
+    + service("OrderService", executable: "order-service", prefix: "Order")
+    + legacyService("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
+    + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
         .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
