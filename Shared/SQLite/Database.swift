@@ -8,6 +8,7 @@ public final class Database {
     public let path: String
     private var cache: [String: Statement] = [:]
     private var transactionDepth = 0
+    private var observers: [WeakTransactionObserver] = []
 
     /// Opens (creating if needed) the database at `path` in WAL mode, waiting up to
     /// `busyTimeoutMilliseconds` for locks held by other connections.
@@ -84,6 +85,12 @@ public final class Database {
     /// Whether a transaction is open on this connection.
     public var inTransaction: Bool { transactionDepth > 0 }
 
+    /// Registers `observer` for every transaction level's begin, commit and rollback from now on.
+    public func addTransactionObserver(_ observer: any TransactionObserver) {
+        observers.removeAll { $0.observer == nil }
+        observers.append(WeakTransactionObserver(observer: observer))
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
     /// The outer level is `BEGIN IMMEDIATE` so the write lock is taken up front (no deadlock
@@ -94,10 +101,12 @@ public final class Database {
         // Prepared once and cached: a savepoint per message must not pay for parsing SQL.
         try run(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
         transactionDepth += 1
+        for entry in observers { entry.observer?.transactionBegan(depth: depth + 1) }
         do {
             let result = try body()
-            transactionDepth -= 1
             try run(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+            transactionDepth -= 1
+            for entry in observers { entry.observer?.transactionCommitted(depth: depth + 1) }
             return result
         } catch {
             transactionDepth = depth
@@ -107,6 +116,7 @@ public final class Database {
                 try? run("ROLLBACK TO \(savepoint)")
                 try? run("RELEASE \(savepoint)")
             }
+            for entry in observers { entry.observer?.transactionRolledBack(depth: depth + 1) }
             throw error
         }
     }

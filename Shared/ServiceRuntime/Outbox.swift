@@ -3,11 +3,14 @@ import Messages
 import SQLite
 
 /// The transactional outbox: events are written in the same SQLite transaction as the state
-/// change that caused them, numbered contiguously per stream, and published from the table.
+/// change that caused them, numbered contiguously per stream, and published once it commits.
 ///
-/// A crash after commit and before sending loses nothing (the next flush sends it); a crash after
-/// sending and before marking it sent re-sends it (consumers dedupe by stream and seq). The table
-/// doubles as the replay log that consumers catch up from.
+/// What a transaction appends is also kept in memory and sent from there once the outermost
+/// transaction commits, so an event is encoded once and never read back right after it was
+/// written; the table is read only at start (what a crash left unsent) and for replay. A crash
+/// after commit and before sending loses nothing (the restarted outbox sends it); a crash after
+/// sending and before the published position was stored sends it again (consumers dedupe by
+/// stream and seq). The table doubles as the replay log that consumers catch up from.
 public final class Outbox {
     public static let migrations = [
         Migration(1, """
@@ -24,16 +27,38 @@ public final class Outbox {
         Migration(2, "CREATE TABLE outbox_epoch (epoch TEXT NOT NULL);"),
     ]
 
+    /// One event as it was written: its stream position, topic and encoded envelope.
+    public struct Event: Sendable {
+        public let stream: String
+        public let seq: UInt64
+        public let topic: String
+        public let frame: Data
+    }
+
+    /// Committed events not yet handed to the socket beyond this many are left to the table
+    /// (re-read when the socket takes sends again), so a long send failure cannot grow memory.
+    static let memoryLimit = 50_000
+
     private let db: Database
     /// This publisher's instance name, the envelope's `source`.
     public let source: String
     private let clock: any WallClock
-    private var published: [String: UInt64] = [:]
     /// Chosen once, when this outbox's database is created; announced in heartbeats.
     public private(set) var epoch = ""
-    /// Every stream this outbox has written. Looking each one's last seq up through the primary
-    /// key keeps flushes O(streams · log n), where a GROUP BY would scan the whole table.
-    private var streams: Set<String> = []
+
+    /// How far each stream was handed to the socket, and how far that was stored.
+    private var published: [String: UInt64] = [:]
+    private var storedPublished: [String: UInt64] = [:]
+    /// The last committed seq of every stream this outbox has written.
+    private var committed: [String: UInt64] = [:]
+    /// Committed and not yet sent, in commit order; `backlog` means the table holds more than this.
+    private var unsent: [Event] = []
+    private var unsentStart = 0
+    private var backlog = false
+    /// Written in the open transaction; `marks` are where each open savepoint began.
+    private var uncommitted: [Event] = []
+    private var uncommittedLast: [String: UInt64] = [:]
+    private var marks: [Int] = []
 
     public init(db: Database, source: String, clock: any WallClock) throws {
         self.db = db
@@ -49,47 +74,49 @@ public final class Outbox {
         for row in try db.query("SELECT stream, seq FROM outbox_published") {
             published[row.string("stream")] = UInt64(row.int64("seq"))
         }
-        // Once at start: the distinct leading key of the primary key.
-        for row in try db.query("SELECT DISTINCT stream FROM outbox") { streams.insert(row.string("stream")) }
-        streams.formUnion(published.keys)
+        storedPublished = published
+        // Once at start: each stream's last seq through the primary key, and what a crash left unsent.
+        for row in try db.query("SELECT DISTINCT stream FROM outbox") {
+            let stream = row.string("stream")
+            committed[stream] = UInt64(try db.query("SELECT MAX(seq) AS seq FROM outbox WHERE stream = ?", stream).first?.int64("seq") ?? 0)
+        }
+        backlog = committed.contains { $0.value > (published[$0.key] ?? 0) }
+        db.addTransactionObserver(self)
     }
 
     /// Writes an event into the current transaction and returns its envelope.
     /// Must be called inside `db.transaction`, together with the change it announces.
     @discardableResult
     public func append(_ type: EventType, topic: String, stream: String, body: EventBody) throws -> Envelope {
+        try appendEvent(type, topic: topic, stream: stream, body: body).envelope
+    }
+
+    /// `append`, also returning the encoded frame (whose `body` a store may keep instead of encoding it again).
+    public func appendEvent(_ type: EventType, topic: String, stream: String, body: EventBody) throws -> (envelope: Envelope, frame: Data) {
         precondition(db.inTransaction, "outbox events are written in the transaction of the change they announce")
         let seq = try lastSeq(stream) + 1
         let envelope = Envelope(type: type, source: source, stream: stream, seq: seq, time: clock.now(), body: body)
+        let frame = Wire.encode(envelope)
         try db.run("INSERT INTO outbox (stream, seq, topic, envelope, created_ms) VALUES (?, ?, ?, ?, ?)",
-                   stream, seq, topic, Wire.encode(envelope), envelope.time.milliseconds)
-        // Remembered even if the transaction rolls back: an empty stream reads as last seq 0.
-        streams.insert(stream)
-        return envelope
+                   stream, seq, topic, frame, envelope.time.milliseconds)
+        uncommitted.append(Event(stream: stream, seq: seq, topic: topic, frame: frame))
+        uncommittedLast[stream] = seq
+        return (envelope, frame)
     }
 
-    /// The last sequence number written to `stream` (0 when none).
+    /// The last sequence number written to `stream` (0 when none), the open transaction included.
     public func lastSeq(_ stream: String) throws -> UInt64 {
-        UInt64(try db.query("SELECT MAX(seq) AS seq FROM outbox WHERE stream = ?", stream).first?.int64("seq") ?? 0)
+        uncommittedLast[stream] ?? committed[stream] ?? 0
     }
 
-    /// The last sequence number of every stream this outbox has written.
+    /// The last committed sequence number of every stream this outbox has written.
     public func lastSeqs() throws -> [String: UInt64] {
-        var result: [String: UInt64] = [:]
-        for stream in streams {
-            let last = try lastSeq(stream)
-            if last > 0 { result[stream] = last }
-        }
-        return result
+        committed.filter { $0.value > 0 }
     }
 
-    /// Events written and not yet handed to the socket.
+    /// Events committed and not yet handed to the socket.
     public func pendingCount() throws -> Int {
-        var pending = 0
-        for (stream, last) in try lastSeqs() {
-            pending += Int(last - min(last, published[stream] ?? 0))
-        }
-        return pending
+        committed.reduce(0) { $0 + Int($1.value - min($1.value, published[$1.key] ?? 0)) }
     }
 
     /// Hands every unpublished event to `send` in sequence order and remembers how far it got.
@@ -97,13 +124,43 @@ public final class Outbox {
     /// an open transaction: what is not committed yet must not be announced.
     public func flush(batch: Int = 1000, _ send: (_ topic: String, _ envelope: Data) throws -> Void) throws {
         guard !db.inTransaction else { return }
-        for (stream, last) in try lastSeqs() where last > (published[stream] ?? 0) {
+        if backlog {
+            try flushFromTable(batch: batch, send)
+            return
+        }
+        var sent = 0
+        while unsentStart < unsent.count, sent < batch {
+            let event = unsent[unsentStart]
+            if event.seq > (published[event.stream] ?? 0) {
+                try send(event.topic, event.frame)
+                published[event.stream] = event.seq
+                sent += 1
+            }
+            unsentStart += 1
+        }
+        if unsentStart == unsent.count {
+            unsent.removeAll(keepingCapacity: unsent.count < 4_096)
+            unsentStart = 0
+        }
+    }
+
+    /// After a restart or a long send failure: sends from the table until it has caught up with
+    /// what is committed, then flushing goes back to memory.
+    private func flushFromTable(batch: Int, _ send: (_ topic: String, _ envelope: Data) throws -> Void) throws {
+        var remaining = batch
+        for (stream, last) in committed.sorted(by: { $0.key < $1.key }) where last > (published[stream] ?? 0) && remaining > 0 {
             let from = (published[stream] ?? 0) + 1
-            let rows = try db.query("SELECT seq, topic, envelope FROM outbox WHERE stream = ? AND seq >= ? ORDER BY seq LIMIT ?", stream, from, batch)
+            let rows = try db.query("SELECT seq, topic, envelope FROM outbox WHERE stream = ? AND seq >= ? ORDER BY seq LIMIT ?", stream, from, remaining)
             for row in rows {
                 try send(row.string("topic"), row.data("envelope"))
                 published[stream] = UInt64(row.int64("seq"))
+                remaining -= 1
             }
+        }
+        if !committed.contains(where: { $0.value > (published[$0.key] ?? 0) }) {
+            backlog = false
+            unsent.removeAll()
+            unsentStart = 0
         }
     }
 
@@ -112,14 +169,14 @@ public final class Outbox {
     /// crash at most one interval is sent again, and consumers dedupe by stream and seq.
     public func persistPublished() throws {
         guard !db.inTransaction else { return }
-        let stored = Dictionary(uniqueKeysWithValues: try db.query("SELECT stream, seq FROM outbox_published").map { ($0.string("stream"), UInt64($0.int64("seq"))) })
-        let changed = published.filter { stored[$0.key] != $0.value }
+        let changed = published.filter { storedPublished[$0.key] != $0.value }
         guard !changed.isEmpty else { return }
         try db.transaction {
             for (stream, seq) in changed {
                 try db.run("INSERT INTO outbox_published (stream, seq) VALUES (?, ?) ON CONFLICT(stream) DO UPDATE SET seq = excluded.seq", stream, seq)
             }
         }
+        storedPublished.merge(changed) { _, new in new }
     }
 
     /// Up to `limit` events of `stream` from `fromSeq` on, as published: (seq, topic, envelope JSON).
@@ -136,5 +193,36 @@ public final class Outbox {
                 try db.run("DELETE FROM outbox WHERE stream = ? AND seq < ? AND created_ms < ?", stream, sent, before.milliseconds)
             }
         }
+    }
+}
+
+extension Outbox: TransactionObserver {
+    public func transactionBegan(depth: Int) {
+        marks.append(uncommitted.count)
+    }
+
+    public func transactionCommitted(depth: Int) {
+        marks.removeLast()
+        guard depth == 1, !uncommitted.isEmpty else { return }
+        // The outermost commit: these events are durable and may be announced.
+        for event in uncommitted { committed[event.stream] = event.seq }
+        if !backlog {
+            unsent.append(contentsOf: uncommitted)
+            if unsent.count - unsentStart > Self.memoryLimit {
+                backlog = true
+                unsent.removeAll()
+                unsentStart = 0
+            }
+        }
+        uncommitted.removeAll(keepingCapacity: true)
+        uncommittedLast.removeAll(keepingCapacity: true)
+    }
+
+    public func transactionRolledBack(depth: Int) {
+        let mark = marks.removeLast()
+        guard uncommitted.count > mark else { return }
+        uncommitted.removeSubrange(mark...)
+        uncommittedLast.removeAll(keepingCapacity: true)
+        for event in uncommitted { uncommittedLast[event.stream] = event.seq }
     }
 }

@@ -6,6 +6,12 @@ import ZeroMQ
 /// Consumes durable streams exactly once, in order, across restarts (the ZeroMQ guide's Clone
 /// pattern): subscribe first, apply each event with its cursor in one transaction, detect gaps by
 /// sequence and tail loss by heartbeats, and catch up with `replay` from the publisher's outbox.
+///
+/// Every durable event is also deduped by its id (one ledger for every consumer, in the same
+/// transaction as its effect): an event seen again under another seq is not applied twice.
+/// A catch-up is a blocking request, so it never runs inside an open transaction: an event that
+/// reveals a gap while a group commit is open is held, and `runPendingCatchUps()` fills the gap
+/// after that commit.
 public final class StreamFollower {
     public static let migrations = [
         Migration(1, """
@@ -17,7 +23,11 @@ public final class StreamFollower {
             ) WITHOUT ROWID;
             """),
         Migration(2, "CREATE TABLE consumer_epochs (source TEXT PRIMARY KEY, epoch TEXT NOT NULL) WITHOUT ROWID;"),
+        Migration(3, "CREATE TABLE consumer_seen_events (event_id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL) WITHOUT ROWID;"),
     ]
+
+    /// How long an event id is remembered: longer than any publisher keeps its outbox (7 days).
+    public static let seenEventRetentionSeconds = 8.0 * 24 * 3600
 
     /// What applying an event did.
     public enum Outcome: Equatable {
@@ -37,16 +47,24 @@ public final class StreamFollower {
     private var clients: [String: RequestClient] = [:]
     private let apply: (String, Envelope) throws -> Void
     private let deadLetter: (String, Envelope?, Data, Error) -> Void
+    private let clock: any WallClock
+    /// Catch-ups asked for while a transaction was open, and the events that revealed them.
+    private var pendingCatchUps: [(source: String, stream: String, through: UInt64)] = []
+    private var held: [(topic: String, envelope: Envelope, raw: Data)] = []
 
     /// Counters for health.
     public private(set) var appliedCount = 0
     public private(set) var duplicateCount = 0
     public private(set) var replayedCount = 0
+    /// Events skipped because their id was applied before (under another seq).
+    public private(set) var seenAgainCount = 0
 
     public init(db: Database, logger: Logger, context: Context, durableStreams: Set<String>, prefixes: [String],
+                clock: any WallClock = SystemClock(),
                 apply: @escaping (String, Envelope) throws -> Void,
                 deadLetter: @escaping (String, Envelope?, Data, Error) -> Void) throws {
         self.db = db
+        self.clock = clock
         self.logger = logger
         self.context = context
         self.durableStreams = durableStreams
@@ -97,6 +115,11 @@ public final class StreamFollower {
         }
         if envelope.seq > current + 1 {
             logger.info("gap in stream, catching up", ["stream": envelope.stream, "source": envelope.source, "cursor": "\(current)", "seq": "\(envelope.seq)"])
+            if db.inTransaction {
+                schedule(source: envelope.source, stream: envelope.stream, through: envelope.seq - 1)
+                held.append((topic, envelope, raw))
+                return .gap
+            }
             catchUp(source: envelope.source, stream: envelope.stream, through: envelope.seq - 1)
             let caughtUp = cursor(source: envelope.source, stream: envelope.stream)
             // The replay may already have carried this very event (it serves up to its limit, not
@@ -107,19 +130,24 @@ public final class StreamFollower {
         return applyInOrder(topic: topic, envelope: envelope, raw: raw)
     }
 
-    private func applyInOrder(topic: String, envelope: Envelope, raw: Data) -> Outcome {
+    private func applyInOrder(topic: String, envelope: Envelope, raw: @autoclosure () -> Data) -> Outcome {
         let k = key(envelope.source, envelope.stream)
         do {
-            try db.transaction {
-                if wanted(topic) { try apply(topic, envelope) }
+            let fresh = try db.transaction {
+                // Seen before under another seq (a publisher that sent it again): the cursor moves, nothing is applied twice.
+                try db.run("INSERT INTO consumer_seen_events (event_id, at_ms) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING",
+                           envelope.id, clock.now().milliseconds)
+                let fresh = db.changes > 0
+                if fresh, wanted(topic) { try apply(topic, envelope) }
                 try storeCursor(envelope.source, envelope.stream, envelope.seq)
+                return fresh
             }
             cursors[k] = envelope.seq
-            appliedCount += 1
-            return .applied
+            if fresh { appliedCount += 1 } else { duplicateCount += 1; seenAgainCount += 1 }
+            return fresh ? .applied : .duplicate
         } catch {
             // A poison event must not block the stream forever: dead-letter it and move on.
-            deadLetter(topic, envelope, raw, error)
+            deadLetter(topic, envelope, raw(), error)
             try? db.transaction { try storeCursor(envelope.source, envelope.stream, envelope.seq) }
             cursors[k] = envelope.seq
             return .deadLettered
@@ -148,8 +176,48 @@ public final class StreamFollower {
             clients[source] = nil
         }
         for (stream, last) in heartbeat.streams where durableStreams.contains(stream) && last > cursor(source: source, stream: stream) {
-            catchUp(source: source, stream: stream, through: last)
+            if db.inTransaction {
+                schedule(source: source, stream: stream, through: last)
+            } else {
+                catchUp(source: source, stream: stream, through: last)
+            }
         }
+    }
+
+    /// Whether a catch-up waits for the open transaction to end.
+    public var hasPendingCatchUps: Bool { !pendingCatchUps.isEmpty }
+
+    private func schedule(source: String, stream: String, through: UInt64) {
+        if let index = pendingCatchUps.firstIndex(where: { $0.source == source && $0.stream == stream }) {
+            pendingCatchUps[index].through = max(pendingCatchUps[index].through, through)
+        } else {
+            pendingCatchUps.append((source, stream, through))
+        }
+    }
+
+    /// Runs the catch-ups asked for inside the last transaction, then applies the held events that
+    /// are next in their streams. One that still does not fit is dropped: the gap stays, and the
+    /// publisher's next heartbeat asks for it again.
+    public func runPendingCatchUps() {
+        precondition(!db.inTransaction, "a catch-up is a blocking request: never inside an open transaction")
+        let catchUps = pendingCatchUps, events = held
+        pendingCatchUps.removeAll()
+        held.removeAll()
+        for request in catchUps { catchUp(source: request.source, stream: request.stream, through: request.through) }
+        for event in events {
+            let current = cursor(source: event.envelope.source, stream: event.envelope.stream)
+            if event.envelope.seq <= current {
+                continue
+            } else if event.envelope.seq == current + 1 {
+                _ = applyInOrder(topic: event.topic, envelope: event.envelope, raw: event.raw)
+            }
+        }
+    }
+
+    /// Forgets event ids older than the retention, in one short transaction.
+    public func pruneSeenEvents() throws {
+        let cutoff = clock.now().adding(seconds: -Self.seenEventRetentionSeconds).milliseconds
+        try db.transaction { try db.run("DELETE FROM consumer_seen_events WHERE at_ms < ?", cutoff) }
     }
 
     /// A publisher that started over from an empty database counts its seq from 1 again, so our
@@ -191,10 +259,15 @@ public final class StreamFollower {
             }
             if reply.events.isEmpty { return }
             var applied = 0
-            for event in reply.events where event.envelope.seq > cursor(source: source, stream: stream) {
-                _ = applyInOrder(topic: event.topic, envelope: event.envelope, raw: Wire.encode(event.envelope))
-                applied += 1
+            // A page in one transaction (a savepoint per event): one commit, not one per event.
+            try? db.transaction {
+                for event in reply.events where event.envelope.seq > cursor(source: source, stream: stream) {
+                    _ = applyInOrder(topic: event.topic, envelope: event.envelope, raw: Wire.encode(event.envelope))
+                    applied += 1
+                }
             }
+            // Nothing applied (the page could not be written): stop; the next heartbeat tries again.
+            if cursor(source: source, stream: stream) < from { return }
             replayedCount += applied
             logger.info("caught up by replay", ["source": source, "stream": stream, "events": "\(applied)", "cursor": "\(cursor(source: source, stream: stream))"])
         }

@@ -1,0 +1,27 @@
+import Messages
+
+/// Announces, every second and once at start, this publisher's last seq per durable stream, its
+/// epoch and where it answers `replay`: consumers detect tail loss and a publisher that started over.
+public final class HeartbeatPublisher {
+    private let service: String
+    private let replayEndpoint: String
+    private let publisher: EventPublisher
+
+    public init(service: String, replayEndpoint: String, publisher: EventPublisher) {
+        self.service = service
+        self.replayEndpoint = replayEndpoint
+        self.publisher = publisher
+    }
+
+    /// Beats every second on the reactor.
+    public func attach(to reactor: Reactor) {
+        reactor.every(1.0, name: "heartbeat") { [unowned self] in try self.beat() }
+    }
+
+    /// Publishes one heartbeat now.
+    public func beat() throws {
+        let outbox = publisher.outbox
+        let heartbeat = Heartbeat(service: service, streams: try outbox.lastSeqs(), replayEndpoint: replayEndpoint, epoch: outbox.epoch)
+        try publisher.publishBestEffort(.heartbeat, topic: Topic.heartbeat(source: outbox.source), stream: "heartbeat", .heartbeat(heartbeat))
+    }
+}

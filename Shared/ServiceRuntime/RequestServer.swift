@@ -1,0 +1,94 @@
+import Foundation
+import Messages
+import ZeroMQ
+
+/// A service's request side: its REP socket, the router that dispatches ops, and the ops every
+/// service answers — `health` (with details its parts add) and `replay` (from the outbox).
+public final class RequestServer {
+    public let router: RequestRouter
+    /// Where this service answers requests, as other processes should dial it.
+    public let advertisedEndpoint: String
+    private let socket: Socket
+    private let outbox: Outbox
+    private let identity: (service: String, instance: String)
+    private let maxMessageBytes: Int
+    private let started = Reactor.monotonic()
+    private var healthDetails: [() -> [String: String]] = []
+
+    /// Binds a REP socket on `listen`; `advertise` (or the bound address made dialable) is what
+    /// heartbeats announce as the replay endpoint.
+    public init(context: Context, listen: String, advertise: String, service: String, outbox: Outbox, maxMessageBytes: Int, logger: Logger) throws {
+        router = RequestRouter(logger: logger, maxRequestBytes: maxMessageBytes)
+        self.outbox = outbox
+        self.identity = (service, outbox.source)
+        self.maxMessageBytes = maxMessageBytes
+        socket = try Socket(context, .rep)
+        try socket.setLinger(milliseconds: 200)
+        try socket.setMaxMessageSize(bytes: Int64(maxMessageBytes) * 2)
+        try socket.bind(listen)
+        advertisedEndpoint = advertise.isEmpty ? Self.dialable(try socket.lastEndpoint) : advertise
+        router.on(Op.health, Empty.self) { [unowned self] _ in try self.health() }
+        router.onRaw(Op.replay) { [unowned self] frame in try self.replay(frame) }
+    }
+
+    /// Answers requests whenever the socket is readable.
+    public func attach(to reactor: Reactor) {
+        reactor.onReadable(socket) { [unowned self] in try self.serve() }
+    }
+
+    /// Adds keys to the health reply.
+    public func addHealthDetails(_ provider: @escaping () -> [String: String]) {
+        healthDetails.append(provider)
+    }
+
+    /// "tcp://0.0.0.0:7430" → "tcp://127.0.0.1:7430": a bind address others can dial.
+    static func dialable(_ endpoint: String) -> String {
+        endpoint.replacingOccurrences(of: "://0.0.0.0:", with: "://127.0.0.1:").replacingOccurrences(of: "://*:", with: "://127.0.0.1:")
+    }
+
+    private func serve() throws {
+        for _ in 0..<256 {
+            guard let frames = try socket.tryReceiveMultipart() else { return }
+            let reply: Data
+            if frames.count != 1 {
+                reply = RequestRouter.errorReply(ServiceError(.malformed, "a request is one JSON frame, got \(frames.count) frames"))
+            } else {
+                reply = router.handle(frames[0])
+            }
+            try socket.send(reply)
+        }
+    }
+
+    private func health() throws -> HealthStatus {
+        var details: [String: String] = ["endpoint": advertisedEndpoint]
+        for provider in healthDetails { details.merge(provider()) { _, new in new } }
+        return HealthStatus(service: identity.service, instance: identity.instance, status: "ok", uptimeSeconds: Reactor.monotonic() - started,
+                            streams: try outbox.lastSeqs(), outboxPending: try outbox.pendingCount(), details: details)
+    }
+
+    private func replay(_ frame: Data) throws -> Data {
+        let request = try Wire.decodeRequest(frame, body: ReplayRequest.self, maxBytes: maxMessageBytes)
+        let limit = min(max(request.body.limit ?? 500, 1), 1_000)
+        let events = try outbox.replay(stream: request.body.stream, fromSeq: request.body.fromSeq, limit: limit)
+        let last = try outbox.lastSeq(request.body.stream)
+        // The stored envelopes are spliced in as they were published, not decoded and re-encoded.
+        var reply = Data("{\"ok\":true,\"body\":{\"stream\":".utf8)
+        reply.append(Wire.encode(request.body.stream))
+        reply.append(Data(",\"lastSeq\":\(last),\"events\":[".utf8))
+        for (index, event) in events.enumerated() {
+            if index > 0 { reply.append(UInt8(ascii: ",")) }
+            reply.append(Data("{\"topic\":".utf8))
+            reply.append(Wire.encode(event.topic))
+            reply.append(Data(",\"envelope\":".utf8))
+            reply.append(event.envelope)
+            reply.append(UInt8(ascii: "}"))
+        }
+        reply.append(Data("]}}".utf8))
+        return reply
+    }
+
+    /// Closes the socket (bounded linger).
+    public func close() {
+        socket.close()
+    }
+}
