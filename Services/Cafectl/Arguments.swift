@@ -1,6 +1,8 @@
 import Foundation
+import ServiceRuntime
 
-/// cafectl's command line: command words, then `--flag value` pairs (`--flag` alone for booleans).
+/// cafectl's command line: command words, then `--flag value` pairs (`--flag` alone for the
+/// switches), split by the tokenizer every executable uses; each command reads the flags it takes.
 struct Arguments {
     var words: [String] = []
     var flags: [String: [String]] = [:]
@@ -9,28 +11,15 @@ struct Arguments {
     static let booleanFlags: Set<String> = ["pretty", "json", "help"]
 
     init(_ arguments: [String]) throws {
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument.hasPrefix("--"), argument.count > 2 {
-                var name = String(argument.dropFirst(2))
-                var value: String
-                if let eq = name.firstIndex(of: "=") {
-                    value = String(name[name.index(after: eq)...])
-                    name = String(name[..<eq])
-                } else if Self.booleanFlags.contains(name) {
-                    value = "true"
-                } else {
-                    guard index < arguments.count else { throw UsageError("flag --\(name) needs a value") }
-                    value = arguments[index]
-                    index += 1
-                }
-                flags[name, default: []].append(value)
-            } else {
-                words.append(argument)
-            }
+        let tokens: CommandLineTokens
+        do {
+            tokens = try CommandLineTokens(arguments) { Self.booleanFlags.contains($0) ? .switchOnly : .value }
+        } catch {
+            throw UsageError(error.message)
         }
+        words = tokens.words
+        for (name, value) in tokens.flags { flags[name, default: []].append(value) }
+        if tokens.helpRequested { flags["help"] = ["true"] }
     }
 
     mutating func string(_ name: String) -> String? {
@@ -50,8 +39,15 @@ struct Arguments {
 
     mutating func int(_ name: String, default value: Int) throws -> Int {
         guard let text = string(name) else { return value }
-        guard let parsed = Int(text) else { throw UsageError("--\(name) must be an integer, not \"\(text)\"") }
+        guard let parsed = Int(text) else { throw UsageError("--\(name) must be an integer, not \"\(text.prefix(64))\"") }
         return parsed
+    }
+
+    /// A value checked against an option kind, with the same refusal an executable's flag gets.
+    mutating func value(_ name: String, _ kind: OptionSpec.Kind, default fallback: String) throws -> String {
+        let text = string(name) ?? fallback
+        if let problem = OptionSpec(name, kind, default: fallback, help: "").problem(with: text) { throw UsageError("--\(name) \(problem)") }
+        return text
     }
 
     mutating func bool(_ name: String, default value: Bool) throws -> Bool {

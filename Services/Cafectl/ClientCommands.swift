@@ -40,10 +40,10 @@ struct ClientCommands {
             let uuid = try args.required("uuid")
             let major = try args.int("major", default: -1), minor = try args.int("minor", default: -1)
             let rssi = try args.int("rssi", default: -60), power = try args.int("power", default: -59)
-            let count = try args.int("count", default: 1)
+            let count = Int(try args.value("count", .count(1...10_000), default: "1"))!
             try args.checkAllUsed()
             let now = Timestamp(Date())
-            let sightings = (0..<max(count, 1)).map {
+            let sightings = (0..<count).map {
                 RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: now.adding(seconds: Double($0 - count + 1) * 0.1))
             }
             _ = try call("ingest", Op.ingestReport, IngestReport(deviceId: device, sightings: sightings), as: IngestResult.self)

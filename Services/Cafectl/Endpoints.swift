@@ -1,4 +1,5 @@
 import Foundation
+import ServiceRuntime
 
 /// Where cafectl finds each service: a flag, else `CAFE_<NAME>_ENDPOINT`, else the local default.
 struct Endpoints {
@@ -15,7 +16,7 @@ struct Endpoints {
     private var values: [String: String] = [:]
     let timeoutMilliseconds: Int32
 
-    init(_ arguments: Arguments) {
+    init(_ arguments: Arguments) throws {
         let env = ProcessInfo.processInfo.environment
         func pick(_ flag: String, _ fallback: String) -> String {
             arguments.flags[flag]?.last ?? env["CAFE_\(flag.uppercased().replacingOccurrences(of: "-", with: "_"))_ENDPOINT"] ?? fallback
@@ -23,7 +24,8 @@ struct Endpoints {
         for service in Self.services { values[service.flag] = pick(service.flag, "tcp://127.0.0.1:\(service.port)") }
         values["bus-pub"] = pick("bus-pub", "tcp://127.0.0.1:7401")
         values["bus-sub"] = pick("bus-sub", "tcp://127.0.0.1:7402")
-        timeoutMilliseconds = Int32(arguments.flags["timeout-ms"]?.last ?? "") ?? 5_000
+        var timeout = arguments
+        timeoutMilliseconds = Int32(try timeout.value("timeout-ms", .count(1...600_000), default: "5000"))!
     }
 
     subscript(flag: String) -> String { values[flag]! }

@@ -13,7 +13,7 @@ enum TailCommand {
     static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
         let prefixes = Array(args.words.dropFirst())
         let pretty = try args.bool("pretty", default: false)
-        let count = try args.int("count", default: 0)
+        let count = Int(try args.value("count", .count(0...Int.max), default: "0"))!
         let filter = try TailFilter(&args)
         try args.checkAllUsed()
         let shutdown = ShutdownSignal()

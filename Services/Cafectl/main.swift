@@ -77,7 +77,7 @@ do {
         print(help)
         exit(0)
     }
-    let endpoints = Endpoints(args)
+    let endpoints = try Endpoints(args)
     switch args.words[0] {
     case "tail":
         exit(try TailCommand.run(&args, endpoints: endpoints))

@@ -9,9 +9,9 @@ extension ServiceHost {
             OptionSpec("bus-pub", .endpoint, default: "tcp://127.0.0.1:7401", help: "the bus endpoint publishers connect to (its XSUB side)"),
             OptionSpec("bus-sub", .endpoint, default: "tcp://127.0.0.1:7402", help: "the bus endpoint subscribers connect to (its XPUB side)"),
             OptionSpec("data-dir", .path, default: "data", help: "folder for this service's SQLite file"),
-            OptionSpec("instance", .string, default: service, help: "instance name: the envelope source and the SQLite file name"),
+            OptionSpec("instance", .token, default: service, help: "instance name: the envelope source and the SQLite file name"),
             OptionSpec("log-level", .choice(["debug", "info", "warning", "error"]), default: "info", help: "the least important log level written to stderr"),
-            OptionSpec("max-message-bytes", .integer, default: "\(Wire.defaultMaxFrameBytes)", help: "frames larger than this are refused"),
+            OptionSpec.count("max-message-bytes", 1_024...64 * 1_024 * 1_024, default: Wire.defaultMaxFrameBytes, help: "frames larger than this are refused"),
         ]
     }
 }
