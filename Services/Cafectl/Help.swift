@@ -1,0 +1,60 @@
+/// `cafectl help`: every command with its flags, and where the endpoints come from.
+let help = """
+cafectl: operate and drive the Campus Café platform
+
+operator:
+  cafectl tail <prefix>... [--pretty] [--count N] [--stream S] [--source X] [--since-seq N]
+                                                     one JSON line per message ("" = every topic)
+  cafectl publish <topic> <envelope-json>            send one raw message to the bus
+  cafectl health [service...]                        ask every service (or the named ones) for health
+  cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.flag).joined(separator: ", "))
+
+phone / kiosk:
+  cafectl phone status --device D --authorization whenInUse [--foreground true] [--ranging true] [--precise true]
+  cafectl phone sight --device D --uuid U --major N --minor N [--rssi -60] [--power -59] [--count 1]
+  cafectl phone fix --device D --lat X --lon Y [--accuracy 10] [--precise true]
+  cafectl prefs set closestToMe|<cafe-id> --user U       cafectl prefs get --user U
+  cafectl menu --user U [--device D] [--locale en_US]
+  cafectl windows --cafe C [--locale L] [--count 8]
+  cafectl reserve --cafe C [--start next|<rfc3339>] [--user U] [--locale L]
+  cafectl order place --cafe C --reservation R --item id[:qty[:mod,mod]]... [--user U] [--device D]
+                      [--payment tok_...] [--channel app|kiosk|appClip] [--key K] [--locale L]
+                      [--clip-url URL [--invocation appClipCode|nfc|qrCode|safari|...] [--acquired-at now|<rfc3339>]]
+  cafectl order get|pickup|history <order-id> [--locale L]
+  cafectl order cancel <order-id> --by customer|kitchen [--user U] [--device D] [--reason R]
+  cafectl order claim --device D --user U           a signed-in App Clip guest's orders move to the account
+  cafectl notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]
+                      authorization: notDetermined|denied|authorized|provisional|ephemeral (App Clip: 8 h from each register)
+  cafectl inbox --device D [--since <notification-id>] [--limit 50]
+  cafectl reminder set --device D --cafe C --text T [--repeat true]      on arrival at café C; one-shot unless --repeat
+  cafectl reminder list --device D [--all true]     cafectl reminder cancel <reminder-id> --device D
+
+kitchen:
+  cafectl kds tickets [--cafe C] [--station S] [--all true]     station tickets in screen order, with the link status
+  cafectl kds orders [--cafe C] [--all true]                    the expediter's view: whole orders (also: kds expediter)
+  cafectl kds counts [--cafe C] [--station S]                   all-day counts of what open tickets still need
+  cafectl kds start <ticket-id>    cafectl kds bump <ticket-id>    cafectl kds recall <ticket-id>
+  cafectl kds rush <order-id> [--off true]                      put an order ahead of the queue (or back)
+  the screen: kitchen-display --attach tcp://127.0.0.1:7440 [--station grill|expediter]
+
+location (region-monitor):
+  cafectl monitor list
+  cafectl monitor open <name> --owner O           cafectl monitor close <name> --owner O
+  cafectl monitor add <name> <identifier> --owner O [--device D] [--assume satisfied|unsatisfied|unknown]
+                      (--beacon <uuid>[/<major>[/<minor>]] [--exit-seconds N] | --circle <lat>,<lon>,<radius> [--hysteresis M] [--dwell S])
+  cafectl monitor remove <name> <identifier> --owner O
+  cafectl monitor identifiers <name>              cafectl monitor record <name> <identifier> [--device D]
+  cafectl nearest <device>                        the café and station of its nearest beacon, cafés by distance
+  cafectl location confirm <device> --code <url> (--cafe C | --circle <lat>,<lon>,<radius>) [--at <rfc3339>, default now]
+  cafectl walk --device D [--seed 1] [--speed 1] [--from caffe-macs] [--to macs-coffee] [--campus deploy/campus.json]
+      replays a seeded phone walk to beacon-ingest, one ingest.report per walk second: car park, 20 s at the counter
+      of --from, 20 s at the counter of --to, away (392 s for the demo campus at --speed 1). --campus defaults to
+      env CAFE_CAMPUS, else deploy/campus.json. At --speed X the platform must run with its time constants divided
+      by X: beacon-ingest --smoothing-window-seconds 10/X; region-monitor --beacon-exit-seconds 30/X,
+      --nearest-freshness-seconds 10/X and --tick-seconds 0.5/X (at --speed 20: 0.5, 1.5, 0.5, 0.025).
+
+endpoints (flag, else env CAFE_<NAME>_ENDPOINT, else the local default):
+  --bus tcp://127.0.0.1:7403  --ingest :7410  --region :7420  --orders :7430  --kitchen :7440  --notify :7450
+  --bus-pub tcp://127.0.0.1:7401  --bus-sub tcp://127.0.0.1:7402  --timeout-ms 5000
+common: --pretty prints indented JSON. Exit 0 on success, 1 when a service refuses (code and message on stderr), 2 on usage errors.
+"""
