@@ -13,7 +13,7 @@ enum ScenarioCommand {
         OptionSpec("notify", .endpoint, default: "tcp://127.0.0.1:7450", help: "notification-service request endpoint"),
         OptionSpec("bus-sub", .endpoint, default: "tcp://127.0.0.1:7402", help: "the bus endpoint subscribers connect to"),
         OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the platform serves"),
-        OptionSpec("timeout", .number, default: "10", help: "seconds to wait for each effect on the bus"),
+        OptionSpec.seconds("timeout", default: 10, help: "seconds to wait for each effect on the bus"),
         OptionSpec("json", .path, default: "", help: "also write the measurements to this JSON file"),
     ]
     static let summary = "drive the Caffè Macs scenario once and time each step"

@@ -17,6 +17,8 @@ public struct OptionSpec: Sendable {
         case duration(Bounds)
         /// Events per second, finite, within the bounds.
         case rate(Bounds)
+        /// Rates per second separated by commas, at least one, each within the bounds.
+        case rateList(Bounds)
         /// A finite number (metres, a ratio) within the bounds.
         case measure(Bounds)
         /// One of the listed words.
@@ -107,6 +109,10 @@ public struct OptionSpec: Sendable {
             return Double(value).map(bounds.contains) == true ? nil : "must be a number of seconds \(bounds.text), not \(quoted)"
         case .rate(let bounds):
             return Double(value).map(bounds.contains) == true ? nil : "must be a rate per second \(bounds.text), not \(quoted)"
+        case .rateList(let bounds):
+            let parts = Self.list(value)
+            let ok = !parts.isEmpty && parts.allSatisfy { Double($0).map(bounds.contains) == true }
+            return ok ? nil : "must be rates per second separated by commas, each \(bounds.text), not \(quoted)"
         case .measure(let bounds):
             return Double(value).map(bounds.contains) == true ? nil : "must be a number \(bounds.text), not \(quoted)"
         case .flag: return ["true", "false", "1", "0", "yes", "no"].contains(value.lowercased()) ? nil : "must be true or false, not \(quoted)"
@@ -136,6 +142,7 @@ public struct OptionSpec: Sendable {
         case .number, .measure: "number"
         case .duration: "seconds"
         case .rate: "per-second"
+        case .rateList: "per-second,per-second…"
         case .flag: "true|false"
         case .endpoint: "endpoint"
         case .endpointList: "endpoint,endpoint…"

@@ -1,30 +1,35 @@
 import Campus
 import Foundation
 import Messages
+import ServiceRuntime
 
 /// `load-test bench`: the figures the performance targets are stated in, from one run on this
 /// machine: (a) raw libzmq, (b) the platform's sighting path (and as a ratio of (a)),
 /// (c) region-monitor's evaluation, (d) envelope JSON. Each target is printed with how far the
 /// figure is from it.
 enum Benchmarks {
-    static let usage = """
-    usage: load-test bench [--campus deploy/campus.json] [--devices 100000] [--step-seconds 4] [--rates 25000,50000,...]
-                           [--only a,b,c,d] [--zmq-messages 500000] [--settle-seconds 11] [--latency-rate 50000]
-    """
+    static let specs: [OptionSpec] = [
+        OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the benchmarked services load"),
+        OptionSpec.count("devices", 1...10_000_000, default: 100_000, help: "phones the sighting path and the engine track"),
+        OptionSpec.seconds("step-seconds", default: 4, help: "seconds each rate of (b) is held"),
+        OptionSpec("rates", .rateList(.positive), default: "25000,50000,75000,100000,125000,150000,200000", help: "the rates (b) steps through"),
+        OptionSpec("only", .string, default: "a,b,c,d", help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope JSON"),
+        OptionSpec.count("zmq-messages", 1_000...100_000_000, default: 500_000, help: "messages in (a)'s PUB→SUB run"),
+        OptionSpec.seconds("settle-seconds", .nonNegative, default: 11, help: "seconds (b) waits for exits to fire before measuring memory"),
+        OptionSpec("latency-rate", .rate(.positive), default: "50000", help: "the rate of (b)'s latency step"),
+    ]
+    static let summary = "benchmarks against raw libzmq: (a) libzmq, (b) the sighting path, (c) the region engine, (d) envelope JSON"
 
     static func run(arguments: [String]) -> Int32 {
-        if arguments.contains("--help") {
-            print(usage)
-            return 0
-        }
-        let campusPath = value("--campus", in: arguments) ?? "deploy/campus.json"
-        let devices = Int(value("--devices", in: arguments) ?? "") ?? 100_000
-        let stepSeconds = Double(value("--step-seconds", in: arguments) ?? "") ?? 4
-        let rates = (value("--rates", in: arguments) ?? "25000,50000,75000,100000,125000,150000,200000").split(separator: ",").compactMap { Double($0) }
-        let zmqMessages = Int(value("--zmq-messages", in: arguments) ?? "") ?? 500_000
-        let settle = Double(value("--settle-seconds", in: arguments) ?? "") ?? 11
-        let latencyRate = Double(value("--latency-rate", in: arguments) ?? "") ?? 50_000
-        let only = Set((value("--only", in: arguments) ?? "a,b,c,d").split(separator: ",").map(String.init))
+        let config = subcommandConfiguration(program: "load-test bench", summary: summary, specs: specs, arguments: arguments, usage: "load-test bench [options]")
+        let campusPath = config.string("campus")
+        let devices = config.int("devices")
+        let stepSeconds = config.double("step-seconds")
+        let rates = config.list("rates").compactMap { Double($0) }
+        let zmqMessages = config.int("zmq-messages")
+        let settle = config.double("settle-seconds")
+        let latencyRate = config.double("latency-rate")
+        let only = Set(config.list("only"))
         guard let catalog = try? CampusCatalog.load(path: campusPath) else {
             FileHandle.standardError.write(Data("load-test bench: cannot read the campus catalog \(campusPath)\n".utf8))
             return 2
@@ -91,11 +96,6 @@ enum Benchmarks {
 
     static func verdict(_ value: Double, atMost target: Double, unit: String) -> String {
         value <= target ? "target ≤ \(Bench.format(target)) \(unit) met" : "target ≤ \(Bench.format(target)) \(unit) MISSED by \(Bench.format((value / target - 1) * 100, 1))%"
-    }
-
-    static func value(_ flag: String, in arguments: [String]) -> String? {
-        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
-        return arguments[index + 1]
     }
 }
 
