@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "Metrics", path: "Shared/Metrics"),
     ]
     + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
-    + legacyService("BeaconIngest", executable: "beacon-ingest", core: "BeaconIngestCore")
+    + service("BeaconIngest", executable: "beacon-ingest", prefix: "BeaconIngest")
     + legacyService("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
     + service("OrderService", executable: "order-service", prefix: "Order")
     + legacyService("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
@@ -68,6 +68,8 @@ let package = Package(
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
         .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "SQLite"], path: "Tests/NotifyServerTests"),
+        .testTarget(name: "IngestServerTests", dependencies: ["TestSupport", "BeaconIngestServer", "BeaconIngestCore", "ServiceRuntime", "Messages", "SQLite", "ZeroMQ"],
+                    path: "Tests/IngestServerTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
