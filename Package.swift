@@ -56,7 +56,7 @@ let package = Package(
     + service("BeaconIngest", executable: "beacon-ingest", prefix: "BeaconIngest")
     + legacyService("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
     + service("OrderService", executable: "order-service", prefix: "Order")
-    + legacyService("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
+    + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
@@ -70,6 +70,8 @@ let package = Package(
         .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "SQLite"], path: "Tests/NotifyServerTests"),
         .testTarget(name: "IngestServerTests", dependencies: ["TestSupport", "BeaconIngestServer", "BeaconIngestCore", "ServiceRuntime", "Messages", "SQLite", "ZeroMQ"],
                     path: "Tests/IngestServerTests"),
+        .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "SQLite"],
+                    path: "Tests/KitchenServerTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
