@@ -76,7 +76,7 @@ final class KitchenHarness {
         try service.tickets(TicketsQuery(includeDone: includeDone)).tickets.first { $0.ticketId == ticketId }
     }
 
-    /// The kitchen events in the outbox, as (type, ticket) oldest first.
+    /// The kitchen events in the outbox, oldest first, as "<type> <ticket id, or order id for kitchen.ready>".
     func kitchenEvents() throws -> [String] {
         try host.db.query("SELECT envelope FROM outbox WHERE stream = 'kitchen' ORDER BY seq").map { row in
             let envelope = try Wire.decodeEnvelope(row.data("envelope"))

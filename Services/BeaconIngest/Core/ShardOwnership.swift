@@ -9,6 +9,7 @@ public struct ShardOwnership: Sendable, Equatable {
     /// The one shard this instance serves, or nil for all.
     public let ownedShard: Int?
 
+    /// `shards` below 1 means one shard; `ownedShard` nil serves them all.
     public init(shards: Int, ownedShard: Int?) {
         self.shards = max(1, shards)
         self.ownedShard = ownedShard

@@ -13,6 +13,7 @@ public struct IngestSettings: Sendable, Equatable {
     /// How long a raw RSSI reading counts in its beacon's average.
     public var smoothingWindowSeconds = 10.0
 
+    /// Every setting at its default.
     public init() {}
 
     /// Why the options cannot run the service: one line for stderr, then exit 2.

@@ -19,6 +19,7 @@ public struct CommandOutcome: Sendable, Equatable {
     public var ticket: Ticket
     public var announcements: [KitchenAnnouncement]
 
+    /// The ticket after the command, and what it announces.
     public init(ticket: Ticket, announcements: [KitchenAnnouncement]) {
         self.ticket = ticket
         self.announcements = announcements
@@ -30,6 +31,7 @@ public struct TicketChanges: Sendable, Equatable {
     public var inserted: [Ticket]
     public var updated: [Ticket]
 
+    /// Tickets to add and tickets to write; none by default.
     public init(inserted: [Ticket] = [], updated: [Ticket] = []) {
         self.inserted = inserted
         self.updated = updated

@@ -19,6 +19,7 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
     /// Where logs go while the screen owns the terminal; nil for beside the database.
     public var screenLog: String? = nil
 
+    /// Every setting at its default.
     public init() {}
 
     /// Every option kitchen-display reads: the common ones, then its own.
