@@ -53,10 +53,10 @@ let package = Package(
         .target(name: "Metrics", path: "Shared/Metrics"),
     ]
     + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
-    + legacyService("BeaconIngest", executable: "beacon-ingest", core: "BeaconIngestCore")
+    + service("BeaconIngest", executable: "beacon-ingest", prefix: "BeaconIngest")
     + legacyService("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
     + service("OrderService", executable: "order-service", prefix: "Order")
-    + legacyService("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
+    + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
@@ -68,6 +68,10 @@ let package = Package(
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
         .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "SQLite"], path: "Tests/NotifyServerTests"),
+        .testTarget(name: "IngestServerTests", dependencies: ["TestSupport", "BeaconIngestServer", "BeaconIngestCore", "ServiceRuntime", "Messages", "SQLite", "ZeroMQ"],
+                    path: "Tests/IngestServerTests"),
+        .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "SQLite"],
+                    path: "Tests/KitchenServerTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]

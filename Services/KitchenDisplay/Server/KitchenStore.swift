@@ -3,9 +3,9 @@ import KitchenCore
 import Messages
 import SQLite
 
-/// kitchen-display's tables: tickets, and the ids of the order events already applied (so a
-/// replayed event, whatever its seq, never doubles or re-applies a change).
-struct TicketStore {
+/// kitchen-display's SQL, all of it: the tickets table and its schema (and the applied event ids,
+/// see `KitchenStore+SeenEvents.swift`). A row maps to a `Ticket` here and nowhere else.
+public struct KitchenStore {
     static let migrations = [
         Migration(1, """
             CREATE TABLE tickets (
@@ -33,19 +33,16 @@ struct TicketStore {
 
     let db: Database
 
-    /// Records an event id; false when it was applied before.
-    func firstSighting(of eventId: String, at now: Timestamp) throws -> Bool {
-        try db.run("INSERT INTO seen_events (event_id, at_ms) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING", eventId, now.milliseconds)
-        return db.changes > 0
-    }
+    /// A store on the service's database (call `migrate()` before using it).
+    public init(db: Database) { self.db = db }
 
-    /// Forgets event ids older than `cutoff` (the publisher's outbox keeps a week too).
-    func pruneSeen(before cutoff: Timestamp) throws {
-        try db.run("DELETE FROM seen_events WHERE at_ms < ?", cutoff.milliseconds)
+    /// Brings the schema up to date.
+    public func migrate() throws {
+        try db.migrate("kitchen-display", Self.migrations)
     }
 
     /// Adds a ticket unless one with its id exists.
-    func insert(_ ticket: Ticket, at now: Timestamp) throws {
+    public func insert(_ ticket: Ticket, at now: Timestamp) throws {
         try db.run("""
             INSERT INTO tickets (ticket_id, order_id, cafe_id, station, state, lines, pickup_start_ms, customer_here, created_ms, updated_ms, rush)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(ticket_id) DO NOTHING
@@ -55,26 +52,29 @@ struct TicketStore {
     }
 
     /// Writes a ticket's changeable fields.
-    func update(_ ticket: Ticket, at now: Timestamp) throws {
+    public func update(_ ticket: Ticket, at now: Timestamp) throws {
         try db.run("""
             UPDATE tickets SET state = ?, customer_here = ?, rush = ?, bumped_ms = ?, closed_ms = ?, updated_ms = ? WHERE ticket_id = ?
             """, ticket.state.rawValue, ticket.customerHere, ticket.rush, ticket.bumpedAt?.milliseconds, ticket.closedAt?.milliseconds,
             now.milliseconds, ticket.ticketId)
     }
 
-    func ticket(_ ticketId: String) throws -> Ticket? { try load("SELECT * FROM tickets WHERE ticket_id = ?", ticketId).first }
+    /// One ticket by id.
+    public func ticket(_ ticketId: String) throws -> Ticket? { try load("SELECT * FROM tickets WHERE ticket_id = ?", ticketId).first }
 
-    func tickets(ofOrder orderId: String) throws -> [Ticket] { try load("SELECT * FROM tickets WHERE order_id = ? ORDER BY station", orderId) }
+    /// Every ticket of an order, by station.
+    public func tickets(ofOrder orderId: String) throws -> [Ticket] { try load("SELECT * FROM tickets WHERE order_id = ? ORDER BY station", orderId) }
 
     /// Tickets that may still be on a screen: open, bumped, or closed since `closedSince`.
-    func current(closedSince: Timestamp) throws -> [Ticket] {
+    public func current(closedSince: Timestamp) throws -> [Ticket] {
         try load("SELECT * FROM tickets WHERE state IN ('new','inProgress','ready') OR closed_ms >= ? ORDER BY created_ms LIMIT 2000", closedSince.milliseconds)
     }
 
     /// Every ticket, newest last (bounded).
-    func all() throws -> [Ticket] { try load("SELECT * FROM tickets ORDER BY created_ms DESC LIMIT 2000").reversed() }
+    public func all() throws -> [Ticket] { try load("SELECT * FROM tickets ORDER BY created_ms DESC LIMIT 2000").reversed() }
 
-    func openCount() throws -> Int {
+    /// New and in-progress tickets.
+    public func openCount() throws -> Int {
         try db.query("SELECT COUNT(*) AS n FROM tickets WHERE state IN ('new','inProgress')").first?.int("n") ?? 0
     }
 

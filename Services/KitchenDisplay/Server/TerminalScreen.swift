@@ -10,8 +10,9 @@ import Synchronization
 /// It acts only through requests (`kds.*`) sent over `transport`: in `--screen` mode that is the
 /// service's own router, in `--attach` mode a request socket to a running kitchen-display, so a
 /// key press does exactly what `cafectl kds ...` does.
-final class TerminalScreen {
-    typealias Transport = (Data) throws -> Data
+public final class TerminalScreen {
+    /// Sends one request frame and returns the reply frame.
+    public typealias Transport = (Data) throws -> Data
 
     private let transport: Transport
     private let cafe: String?
@@ -22,9 +23,12 @@ final class TerminalScreen {
     private let resized = ResizeFlag()
     private var resizeSource: DispatchSourceSignal?
     private var lastRefresh = 0.0
-    private(set) var quitRequested = false
+    /// The chef pressed q.
+    public private(set) var quitRequested = false
 
-    init(transport: @escaping Transport, station: String?, cafe: String?) {
+    /// A screen acting through `transport`, opening on `station` (or "expediter"; nil: every
+    /// station) and showing only `cafe`'s tickets (nil: every café).
+    public init(transport: @escaping Transport, station: String?, cafe: String?) {
         self.transport = transport
         self.cafe = cafe
         let view: ScreenLayout.View = station.map { $0 == "expediter" ? .expediter : .station($0) } ?? .allStations
@@ -33,7 +37,7 @@ final class TerminalScreen {
     }
 
     /// Raw keys, alternate screen, hidden cursor, and a SIGWINCH source for redraws.
-    func open() {
+    public func open() {
         if tcgetattr(STDIN_FILENO, &saved) == 0 {
             var raw = saved
             raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
@@ -55,7 +59,7 @@ final class TerminalScreen {
     }
 
     /// Gives the terminal back as it was.
-    func close() {
+    public func close() {
         resizeSource?.cancel()
         write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         if rawMode { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
@@ -65,7 +69,7 @@ final class TerminalScreen {
 
     /// Reads what keys are waiting, acts on them, and redraws when something changed, the
     /// terminal was resized, or `refreshSeconds` passed (ages tick, links change).
-    func tick(now monotonic: Double, refreshSeconds: Double = 0.5) {
+    public func tick(now monotonic: Double, refreshSeconds: Double = 0.5) {
         var buffer = [UInt8](repeating: 0, count: 64)
         var acted = false
         while true {

@@ -1,0 +1,38 @@
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// The direct PUSH channel that carries location fixes to region-monitor. Coordinates never cross
+/// the bus, where anyone may subscribe: they go only to the shard's region-monitor.
+final class FixChannel {
+    private let host: ServiceHost
+    /// One socket for every shard, or one per shard in shard order.
+    private var senders: [Socket] = []
+    /// Fixes not sent because region-monitor was gone or far behind.
+    private(set) var dropped = 0
+
+    init(host: ServiceHost) { self.host = host }
+
+    /// Connects one PUSH socket per endpoint (region-monitor may start later: ZeroMQ reconnects).
+    func connect(_ endpoints: [String]) throws {
+        for endpoint in endpoints {
+            let socket = try Socket(host.context, .push)
+            try socket.setLinger(milliseconds: 0)
+            try socket.setSendHighWaterMark(100_000)
+            try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2_000)
+            try socket.connect(endpoint)
+            senders.append(socket)
+        }
+    }
+
+    /// Sends the fixes of a device in `shard` on `topic`; a fix that cannot go now is counted and
+    /// dropped: a fix is best-effort, like a sighting.
+    func send(_ fixes: [LocationFix], shard: Int, topic: String) throws {
+        guard !fixes.isEmpty else { return }
+        let sender = senders.count == 1 ? senders[0] : senders[shard]
+        for fix in fixes {
+            let sent = try host.sendBestEffort(on: sender, .locationFix, topic: topic, stream: "location", .locationFix(fix))
+            if !sent { dropped += 1 }
+        }
+    }
+}
