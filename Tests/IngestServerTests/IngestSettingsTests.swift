@@ -23,15 +23,22 @@ struct IngestSettingsTests {
     func given() throws {
         let settings = try Self.settings(["--shards", "2", "--shard", "1", "--fix-endpoints", "tcp://a:1, tcp://b:2", "--smoothing-window-seconds", "0.5"])
         #expect(settings.shards == 2 && settings.ownedShard == 1 && settings.fixEndpoints == ["tcp://a:1", "tcp://b:2"] && settings.smoothingWindowSeconds == 0.5)
-        #expect(try Self.settings(["--shards", "0"]).shards == 1, "fewer than one shard is one shard")
     }
 
-    @Test("mistakes are refused with the one line main prints", arguments: [
-        (["--smoothing-window-seconds", "0"], #"beacon-ingest: --smoothing-window-seconds must be a positive number, not "0""#),
+    @Test("values of the wrong kind or out of range are refused while the options are read", arguments: [
+        (["--smoothing-window-seconds", "0"], #"beacon-ingest: --smoothing-window-seconds must be a number of seconds more than 0, not "0""#),
+        (["--shards", "0"], #"beacon-ingest: --shards must be a whole number 1…256, not "0""#),
+        (["--fix-endpoints", " , "], #"beacon-ingest: --fix-endpoints must be ZeroMQ endpoints separated by commas, not " , ""#),
+    ])
+    func refusedByKind(arguments: [String], line: String) throws {
+        let error = #expect(throws: ConfigurationError.self) { try Self.settings(arguments) }
+        #expect(error?.description == line)
+    }
+
+    @Test("options that do not fit together are refused with the one line main prints", arguments: [
         (["--shards", "2", "--shard", "2"], #"beacon-ingest: --shard must be empty or 0…1, not "2""#),
         (["--shard", "x"], #"beacon-ingest: --shard must be empty or 0…0, not "x""#),
         (["--shards", "3", "--fix-endpoints", "tcp://a:1,tcp://b:2"], "beacon-ingest: --fix-endpoints must name one endpoint, or one per shard (3), not 2"),
-        (["--fix-endpoints", " , "], "beacon-ingest: --fix-endpoints must name one endpoint, or one per shard (1), not 0"),
     ])
     func refused(arguments: [String], line: String) throws {
         let error = #expect(throws: IngestSettings.Invalid.self) { try Self.settings(arguments) }

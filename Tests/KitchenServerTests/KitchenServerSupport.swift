@@ -5,6 +5,8 @@ import Messages
 import ServiceRuntime
 import TestSupport
 
+enum KitchenHarnessError: Error { case notSubscribed, deadLettered }
+
 /// kitchen-display's shell on a real SQLite file in a temporary folder, its clock in the test's
 /// hand. Its sockets bind in-process endpoints nobody else uses; chef commands and order events
 /// are calls.
@@ -64,9 +66,11 @@ final class KitchenHarness {
                         body: .order(OrderEvent(order: order, previous: nil, reason: nil, at: clock.now())))
     }
 
-    /// Applies an order event as the stream follower does: in one transaction.
+    /// Delivers an order event to the service's stream follower, as the bus would.
     func apply(_ envelope: Envelope) throws {
-        try host.write { try service.consume(envelope) }
+        guard case .order(let event) = envelope.body, let follower = host.consumer?.follower else { throw KitchenHarnessError.notSubscribed }
+        let topic = Topic.order(state: event.order.state.rawValue, cafe: event.order.cafeId)
+        if follower.receive(topic: topic, envelope: envelope, raw: Wire.encode(envelope)) == .deadLettered { throw KitchenHarnessError.deadLettered }
     }
 
     /// The station screens as `kds.tickets` shows them (every café and station).

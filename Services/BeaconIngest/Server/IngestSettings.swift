@@ -25,40 +25,30 @@ public struct IngestSettings: Sendable, Equatable {
     public static var specs: [OptionSpec] {
         let defaults = IngestSettings()
         return ServiceHost.commonSpecs(service: "beacon-ingest", listenPort: 7410) + [
-            OptionSpec("shards", .integer, default: "\(defaults.shards)", help: "number of device shards in sighting/location/device topics (the same on every instance)"),
-            OptionSpec("fix-endpoints", .string, default: defaults.fixEndpoints.joined(separator: ","),
+            OptionSpec.count("shards", 1...256, default: defaults.shards, help: "number of device shards in sighting/location/device topics (the same on every instance)"),
+            OptionSpec("fix-endpoints", .endpointList, default: defaults.fixEndpoints.joined(separator: ","),
                        help: "region-monitor's fix endpoints, comma-separated: one for every shard, or one per shard in shard order (fixes go straight there, never over the bus)"),
             OptionSpec("shard", .string, default: defaults.ownedShard.map(String.init) ?? "",
                        help: "the shard this instance owns, 0…shards-1; devices of other shards are refused with ingest.wrongShard (empty: every shard)"),
-            OptionSpec("smoothing-window-seconds", .number, default: Self.text(defaults.smoothingWindowSeconds),
+            OptionSpec.seconds("smoothing-window-seconds", default: defaults.smoothingWindowSeconds,
                        help: "how long a raw RSSI reading counts in its beacon's average (0.5 for a walk replayed at 20× speed)"),
         ]
     }
 
-    /// Reads the options of `specs`; throws `Invalid` with the line to print for a smoothing
-    /// window that is not positive, a `--shard` outside 0…shards-1, or a fix endpoint count that is
-    /// neither one nor one per shard.
+    /// Reads the options of `specs` (their kinds checked every range already); throws `Invalid`
+    /// with the line to print for what relates two options: a `--shard` outside 0…shards-1, or a
+    /// fix endpoint count that is neither one nor one per shard.
     public init(config: Configuration) throws(Invalid) {
-        let window = config.double("smoothing-window-seconds")
-        guard window.isFinite, window > 0 else {
-            throw Invalid(description: "beacon-ingest: --smoothing-window-seconds must be a positive number, not \"\(config.string("smoothing-window-seconds"))\"")
-        }
-        smoothingWindowSeconds = window
-        // Fewer than one shard means one, as `Topic.shard` reads it.
-        shards = max(1, config.int("shards"))
+        smoothingWindowSeconds = config.double("smoothing-window-seconds")
+        shards = config.int("shards")
         let owned = config.string("shard")
         guard owned.isEmpty || (Int(owned).map { (0..<shards).contains($0) } ?? false) else {
             throw Invalid(description: "beacon-ingest: --shard must be empty or 0…\(shards - 1), not \"\(owned)\"")
         }
         ownedShard = Int(owned)
-        fixEndpoints = config.string("fix-endpoints").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        fixEndpoints = config.list("fix-endpoints")
         guard fixEndpoints.count == 1 || fixEndpoints.count == shards else {
             throw Invalid(description: "beacon-ingest: --fix-endpoints must name one endpoint, or one per shard (\(shards)), not \(fixEndpoints.count)")
         }
-    }
-
-    /// A default as `--help` prints it: "10", not "10.0".
-    static func text(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -33,10 +33,10 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
             OptionSpec("cafe", .string, default: defaults.cafe ?? "", help: "the screen shows only this café's tickets; default every café"),
             OptionSpec("screen-log", .path, default: defaults.screenLog ?? "",
                        help: "where logs go while the screen owns the terminal (default <data-dir>/kitchen-display.screen.log)"),
-            OptionSpec("yellow-seconds", .number, default: text(defaults.times.yellowSeconds), help: "a ticket waiting this long turns yellow"),
-            OptionSpec("red-seconds", .number, default: text(defaults.times.redSeconds), help: "a ticket waiting this long turns red"),
-            OptionSpec("recall-seconds", .number, default: text(defaults.times.recallSeconds), help: "a bumped ticket can be recalled for this long"),
-            OptionSpec("cancelled-seconds", .number, default: text(defaults.times.cancelledLingerSeconds),
+            OptionSpec.seconds("yellow-seconds", .positive, default: defaults.times.yellowSeconds, help: "a ticket waiting this long turns yellow"),
+            OptionSpec.seconds("red-seconds", .positive, default: defaults.times.redSeconds, help: "a ticket waiting this long turns red"),
+            OptionSpec.seconds("recall-seconds", .nonNegative, default: defaults.times.recallSeconds, help: "a bumped ticket can be recalled for this long"),
+            OptionSpec.seconds("cancelled-seconds", .nonNegative, default: defaults.times.cancelledLingerSeconds,
                        help: "a cancelled ticket stays on screen, marked, for this long"),
         ]
     }
@@ -56,10 +56,5 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
     /// The screen's log file: `screenLog`, or kitchen-display.screen.log in `dataDir`.
     public func screenLogPath(dataDir: String) -> String {
         screenLog ?? (dataDir as NSString).appendingPathComponent("kitchen-display.screen.log")
-    }
-
-    /// A default as `--help` prints it: "300", not "300.0".
-    static func text(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

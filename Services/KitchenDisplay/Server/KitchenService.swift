@@ -40,17 +40,13 @@ public final class KitchenService {
             let link = self.links.status()
             return ["tickets.open": "\((try? self.store.openCount()) ?? -1)", "link.bus": link.bus.rawValue, "link.orderService": link.orderService.rawValue]
         }
-        host.reactor.every(3600, name: "seen.prune") { [unowned self] in
-            try self.store.pruneSeen(before: self.host.clock.now().adding(seconds: -8 * 24 * 3600))
-        }
     }
 
-    /// Applies one order event inside the follower's transaction. An event id seen before changes
-    /// nothing, so a replay after a restart or a publisher's re-send never doubles a ticket.
+    /// Applies one order event inside the follower's transaction. The follower has already
+    /// skipped an event id seen before, so a replay or a publisher's re-send never doubles a ticket.
     func consume(_ envelope: Envelope) throws {
         guard case .order(let event) = envelope.body else { return }
         let now = host.clock.now()
-        guard try store.markSeen(eventId: envelope.id, at: now) else { return }
         let existing = envelope.type == .orderPlaced ? [] : try store.tickets(ofOrder: event.order.orderId)
         let changes = TicketBoard.changes(after: envelope.type, of: event.order, at: event.at, existing: existing)
         for ticket in changes.inserted { try store.insert(ticket, at: now) }

@@ -29,6 +29,8 @@ public struct KitchenStore {
             ALTER TABLE tickets ADD COLUMN closed_ms INTEGER;
             CREATE TABLE seen_events (event_id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL) WITHOUT ROWID;
             """),
+        // Event ids are deduped once for every consumer, by the runtime's StreamFollower.
+        Migration(3, "DROP TABLE seen_events;"),
     ]
 
     let db: Database
