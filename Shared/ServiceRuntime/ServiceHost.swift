@@ -83,6 +83,14 @@ public final class ServiceHost {
         try publisher.emit(type, topic: topic, stream: stream, body)
     }
 
+    /// `emit`, also returning the event's body as the envelope carries it, for a store that keeps
+    /// the event it announced (a record's last event) without encoding it a second time.
+    public func emitKeepingBody(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws -> (envelope: Envelope, body: Data) {
+        let (envelope, frame) = try outbox.appendEvent(type, topic: topic, stream: stream, body: body)
+        guard let bytes = EnvelopeFrame.body(of: frame) else { preconditionFailure("Wire.encode wrote an envelope whose first key is not body") }
+        return (envelope, bytes)
+    }
+
     /// Publishes a best-effort event (sightings, dead letters) straight to the bus.
     public func publishBestEffort(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws {
         try publisher.publishBestEffort(type, topic: topic, stream: stream, body)

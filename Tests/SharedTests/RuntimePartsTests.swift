@@ -135,3 +135,32 @@ struct RuntimePartsTests {
         #expect(try harness.effects() == [1, 2])
     }
 }
+
+@Suite("Envelope frame")
+struct EnvelopeFrameTests {
+    @Test("the body bytes inside an encoded envelope are exactly the body encoded alone", arguments: EventType.allCases.filter { $0 != .heartbeat })
+    func bodySlice(_ type: EventType) throws {
+        let body = Samples.body(for: type)
+        let frame = Wire.encode(Envelope(type: type, source: "x", stream: "s", seq: 1, time: Samples.time, body: body))
+        let slice = try #require(EnvelopeFrame.body(of: frame))
+        let alone: Data = switch body {
+        case .region(let event): Wire.encode(event)
+        case .order(let event): Wire.encode(event)
+        case .kitchen(let event): Wire.encode(event)
+        case .notification(let n): Wire.encode(n)
+        case .nearest(let n): Wire.encode(n)
+        case .purged(let p): Wire.encode(p)
+        case .sighting(let s): Wire.encode(s)
+        case .locationFix(let f): Wire.encode(f)
+        case .deviceStatus(let d): Wire.encode(d)
+        case .deadLetter(let d): Wire.encode(d)
+        case .heartbeat(let h): Wire.encode(h)
+        }
+        #expect(slice == alone)
+    }
+
+    @Test("a frame that does not start with the body is refused", arguments: ["", "{}", "{\"id\":1}", "{\"body\":{\"a\":\"}\"", "{\"body\":"])
+    func refused(_ text: String) {
+        #expect(EnvelopeFrame.body(of: Data(text.utf8)) == nil)
+    }
+}
