@@ -54,7 +54,7 @@ let package = Package(
     ]
     + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
     + legacyService("BeaconIngest", executable: "beacon-ingest", core: "BeaconIngestCore")
-    + legacyService("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
+    + service("RegionMonitor", executable: "region-monitor", prefix: "RegionMonitor")
     + service("OrderService", executable: "order-service", prefix: "Order")
     + legacyService("KitchenDisplay", executable: "kitchen-display", core: "KitchenCore")
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
@@ -67,6 +67,8 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
+        .testTarget(name: "RegionServerTests", dependencies: ["TestSupport", "RegionMonitorServer", "RegionMonitorCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"],
+                    path: "Tests/RegionServerTests"),
         .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "SQLite"], path: "Tests/NotifyServerTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
