@@ -20,15 +20,6 @@ func service(_ folder: String, executable: String, prefix: String,
     ]
 }
 
-/// A service whose shell still lives in its executable (being moved to the three-part shape).
-func legacyService(_ folder: String, executable: String, core: String) -> [Target] {
-    [
-        .target(name: core, dependencies: ["Messages", "Campus"], path: "Services/\(folder)/Core"),
-        .executableTarget(name: executable, dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"],
-                          path: "Services/\(folder)/Main"),
-    ]
-}
-
 let package = Package(
     name: "CampusCafe",
     platforms: [.macOS(.v15)],
@@ -54,7 +45,7 @@ let package = Package(
     ]
     + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
     + service("BeaconIngest", executable: "beacon-ingest", prefix: "BeaconIngest")
-    + legacyService("RegionMonitor", executable: "region-monitor", core: "RegionMonitorCore")
+    + service("RegionMonitor", executable: "region-monitor", prefix: "RegionMonitor")
     + service("OrderService", executable: "order-service", prefix: "Order")
     + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
@@ -67,6 +58,8 @@ let package = Package(
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
+        .testTarget(name: "RegionServerTests", dependencies: ["TestSupport", "RegionMonitorServer", "RegionMonitorCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"],
+                    path: "Tests/RegionServerTests"),
         .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "SQLite"], path: "Tests/NotifyServerTests"),
         .testTarget(name: "IngestServerTests", dependencies: ["TestSupport", "BeaconIngestServer", "BeaconIngestCore", "ServiceRuntime", "Messages", "SQLite", "ZeroMQ"],
                     path: "Tests/IngestServerTests"),

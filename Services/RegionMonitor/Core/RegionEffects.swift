@@ -1,0 +1,18 @@
+import Messages
+
+/// What the shell must store and publish after an input: each changed record with its event
+/// (written with the record in one transaction), a changed nearest beacon, and a device whose
+/// location data must be dropped. `refused`: the input came from a device whose authorization
+/// is withdrawn, changed nothing and is not to be stored.
+public struct RegionEffects: Sendable, Equatable {
+    public var events: [RegionEvent] = []
+    public var nearest: [NearestBeacon] = []
+    /// The device whose authorization was withdrawn: delete what is stored of its location and
+    /// announce `region.purged` (after `events`, its records' last events).
+    public var purged: LocationPurged?
+    public var refused = false
+    /// Nothing to store or publish.
+    public var isEmpty: Bool { events.isEmpty && nearest.isEmpty && purged == nil }
+    /// No effects.
+    public init() {}
+}

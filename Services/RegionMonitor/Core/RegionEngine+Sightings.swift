@@ -1,0 +1,59 @@
+import Messages
+
+/// Sightings, the hot path: a heard beacon satisfies every beacon condition it matches, refined
+/// to the nearest matching beacon, and may change the device's nearest beacon.
+extension RegionEngine {
+    /// A sighting: satisfies every matching condition not yet satisfied, refined to the nearest
+    /// matching beacon; may change the nearest beacon. Refused (nothing changes) while the
+    /// device's authorization is withdrawn.
+    public func sighting(_ s: Sighting) -> RegionEffects {
+        var effects = RegionEffects()
+        if !withdrawn.isEmpty, withdrawn.contains(s.deviceId) {
+            effects.refused = true
+            return effects
+        }
+        let beacon = compactBeacon(s.beacon)
+        let at = s.observedAt.milliseconds
+        let slot = slotFor(s.deviceId, at: at)
+        devices[slot].hear(beacon, proximity: s.proximity, accuracy: s.accuracy, at: at)
+        for (e, matcher) in beaconMatchers where matcher.matches(beacon) {
+            satisfy(slot, e, matcher, at: at, into: &effects.events)
+        }
+        if !scoped.isEmpty, let mine = scoped[s.deviceId] {
+            for e in mine {
+                if case .beacon(let matcher, _)? = entries[e]?.kind, matcher.matches(beacon) {
+                    satisfy(slot, e, matcher, at: at, into: &effects.events)
+                }
+            }
+        }
+        if let changed = updateNearest(slot: slot, now: at) { effects.nearest.append(changed) }
+        // New sightings only move a device's deadlines later: one scheduled check suffices, and
+        // when it comes due early the device is simply checked and scheduled again.
+        if devices[slot].scheduled == nil { schedule(slot) }
+        return effects
+    }
+
+    private func satisfy(_ slot: Int, _ e: Int, _ matcher: Matcher, at: Int64, into events: inout [RegionEvent]) {
+        let i = ensureRecord(slot, e, at: at)
+        let lastSeen = devices[slot].records[i].lastSeen
+        devices[slot].records[i].lastSeen = lastSeen == CompactRecord.none ? at : max(lastSeen, at)
+        let record = devices[slot].records[i]
+        if record.state != .satisfied || record.flags != .none {
+            set(slot, i, state: .satisfied, flags: .none, refinement: nearestMatching(slot, matcher), at: at, into: &events)
+        }
+    }
+
+    /// The nearest heard beacon a condition matches: by proximity, then estimated distance.
+    private func nearestMatching(_ slot: Int, _ matcher: Matcher) -> CompactBeacon? {
+        var best: Heard?
+        for heard in devices[slot].heard where matcher.matches(heard.beacon) {
+            guard let current = best else {
+                best = heard
+                continue
+            }
+            let a = heard.accuracy < 0 ? Double.infinity : heard.accuracy, b = current.accuracy < 0 ? Double.infinity : current.accuracy
+            if heard.proximity < current.proximity || (heard.proximity == current.proximity && a < b) { best = heard }
+        }
+        return best?.beacon
+    }
+}

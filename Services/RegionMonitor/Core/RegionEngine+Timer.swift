@@ -1,0 +1,85 @@
+import Messages
+
+/// The timer: beacon exits, dwell times and stale nearest beacons fire when due, found through
+/// the deadline heap so a tick touches only the devices that are due.
+extension RegionEngine {
+    /// Fires what is due: a satisfied beacon record with no matching sighting for its exit timeout
+    /// becomes unsatisfied (refinement cleared); a circle whose dwell time has passed inside
+    /// becomes satisfied; stale beacons leave the nearest answer. Called by a timer, not by the
+    /// next message. Output order is stable: by device id, then conditions in the order added.
+    public func tick(now: Timestamp) -> RegionEffects {
+        let at = now.milliseconds
+        var changed: [(deviceId: String, events: [RegionEvent], nearest: NearestBeacon?)] = []
+        while let next = due.peek(), next.due <= at {
+            due.pop()
+            let slot = next.slot
+            // A purged (and maybe reused) slot, or an entry superseded by a later schedule.
+            guard slot < devices.count, devices[slot].scheduled == next.due, devices[slot].generation == next.generation else { continue }
+            devices[slot].scheduled = nil
+            // Records sit in the order the device first met them; events go in the order added.
+            var keyed: [(order: Int, event: RegionEvent)] = []
+            for i in devices[slot].records.indices {
+                let record = devices[slot].records[i]
+                guard let entry = entries[Int(record.entry)] else { continue }
+                var produced: [RegionEvent] = []
+                switch entry.kind {
+                case .beacon(_, let exit):
+                    if record.state == .satisfied, record.lastSeen != CompactRecord.none, at - record.lastSeen >= exit {
+                        set(slot, i, state: .unsatisfied, flags: .none, refinement: nil, at: at, into: &produced)
+                    }
+                case .circle(let circle):
+                    if record.pendingSince != CompactRecord.none, at - record.pendingSince >= circle.dwellMilliseconds {
+                        devices[slot].records[i].pendingSince = CompactRecord.none
+                        set(slot, i, state: .satisfied, flags: .none, refinement: nil, at: at, into: &produced)
+                    }
+                }
+                keyed += produced.map { (entry.order, $0) }
+            }
+            let events = keyed.sorted { $0.order < $1.order }.map(\.event)
+            var nearest: NearestBeacon?
+            if !devices[slot].heard.isEmpty || devices[slot].nearest != nil {
+                devices[slot].heard.removeAll { at - $0.at >= heardMilliseconds }
+                nearest = updateNearest(slot: slot, now: at)
+            }
+            schedule(slot, after: at)
+            if !events.isEmpty || nearest != nil { changed.append((devices[slot].id, events, nearest)) }
+        }
+        var effects = RegionEffects()
+        for entry in changed.sorted(by: { $0.deviceId < $1.deviceId }) {
+            effects.events += entry.events
+            if let nearest = entry.nearest { effects.nearest.append(nearest) }
+        }
+        return effects
+    }
+
+    /// Puts a device on the timer at its earliest deadline: a satisfied beacon record's exit, a
+    /// circle's dwell, a heard beacon going stale for the nearest answer or expiring. None: off
+    /// the timer. From inside a tick the deadline is strictly after that tick, so a tick ends.
+    func schedule(_ slot: Int, after now: Int64? = nil) {
+        var earliest = Int64.max
+        for record in devices[slot].records {
+            guard let entry = entries[Int(record.entry)] else { continue }
+            switch entry.kind {
+            case .beacon(_, let exit):
+                if record.state == .satisfied, record.lastSeen != CompactRecord.none { earliest = min(earliest, record.lastSeen + exit) }
+            case .circle(let circle):
+                if record.pendingSince != CompactRecord.none { earliest = min(earliest, record.pendingSince + circle.dwellMilliseconds) }
+            }
+        }
+        for heard in devices[slot].heard {
+            if heard.proximity.decidesPlace { earliest = min(earliest, heard.at + freshnessMilliseconds + 1) }
+            earliest = min(earliest, heard.at + heardMilliseconds)
+        }
+        guard earliest != Int64.max else {
+            devices[slot].scheduled = nil
+            return
+        }
+        if let now { earliest = max(earliest, now + 1) }
+        if let scheduled = devices[slot].scheduled, scheduled <= earliest, now == nil {
+            // Already due no later than this: that check reschedules.
+            return
+        }
+        devices[slot].scheduled = earliest
+        due.push(DeadlineHeap.Entry(due: earliest, slot: slot, generation: devices[slot].generation))
+    }
+}

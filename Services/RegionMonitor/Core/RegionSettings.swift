@@ -1,0 +1,26 @@
+/// The engine's time constants and limits. Every duration is in seconds.
+public struct RegionSettings: Sendable, Equatable {
+    /// A beacon condition's exit timeout when the condition names none.
+    public var exitTimeout = 30.0
+    /// How far beyond the radius a fix must be (uncertainty included) to leave a circle.
+    public var hysteresis = 20.0
+    /// How long a device must be inside a circle before it is satisfied, unless the condition says.
+    public var dwell = 0.0
+    /// How long a near/immediate sighting counts for the nearest-beacon answer.
+    public var nearestFreshness = 10.0
+    /// How old the latest fix may be to order cafés by distance.
+    public var fixFreshness = 120.0
+    /// How far from the moment a code was acquired a fix may be to confirm where it was acquired.
+    public var confirmWindow = 60.0
+    /// Fixes are kept this long (for confirmations), then dropped.
+    public var fixRetention = 900.0
+    /// Fixes kept per device.
+    public var fixesPerDevice = 8
+    /// The most conditions one monitor may hold (CLMonitor allows 20 per app).
+    public var conditionLimit = 20
+    /// The most monitors besides the built-in ones.
+    public var monitorLimit = 64
+
+    /// The defaults (region-monitor's option defaults are taken from these).
+    public init() {}
+}

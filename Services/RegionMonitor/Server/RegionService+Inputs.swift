@@ -1,0 +1,64 @@
+import Messages
+import RegionMonitorCore
+import ServiceRuntime
+
+/// What moves the engine — sightings and device statuses from the bus, fixes from the fix
+/// channel — and the one place its effects are stored and published.
+extension RegionService {
+    /// A bus message: a sighting (best effort) or a device status (durable, in order).
+    func consume(_ envelope: Envelope) throws {
+        switch envelope.body {
+        case .sighting(let sighting):
+            consumedSightings += 1
+            let effects = engine.sighting(sighting)
+            if effects.refused {
+                refusedSightings += 1
+                return
+            }
+            try apply(effects)
+        case .deviceStatus(let status):
+            try host.write {
+                try store.saveDevice(status)
+                try apply(engine.deviceStatus(status))
+            }
+        default:
+            throw ServiceError(.unknownType, "region-monitor does not consume \(envelope.type.rawValue) from the bus")
+        }
+    }
+
+    /// A fix from the fix channel: kept for confirmations and applied to circles, unless the
+    /// device's authorization is withdrawn.
+    func consumeFix(_ fix: LocationFix) throws {
+        consumedFixes += 1
+        let effects = engine.fix(fix)
+        if effects.refused {
+            refusedFixes += 1
+            return
+        }
+        try store.saveFix(fix, keeping: settings.engine.fixesPerDevice)
+        try apply(effects)
+    }
+
+    /// Writes every changed record with its event, and changed nearest answers, in one
+    /// transaction. A purged device's records get their last events announced and are then
+    /// deleted with the rest of its location data, and `region.purged` says so.
+    func apply(_ effects: RegionEffects) throws {
+        guard !effects.isEmpty else { return }
+        try host.write {
+            for event in effects.events {
+                // A purged device's records are deleted below: their last events are only announced.
+                if effects.purged == nil { try store.saveRecord(event) }
+                try host.emit(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event))
+            }
+            for value in effects.nearest {
+                try store.saveNearest(value)
+                try host.emit(.regionNearest, topic: Topic.regionNearest, stream: "region", .nearest(value))
+            }
+            if let purged = effects.purged {
+                try store.deleteLocation(deviceId: purged.deviceId)
+                try host.emit(.regionPurged, topic: Topic.regionPurged, stream: "region", .purged(purged))
+                host.logger.info("location data dropped", ["device.id": purged.deviceId, "authorization": purged.reason.rawValue])
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Campus
+import Foundation
+import Messages
+import RegionMonitorCore
+import ServiceRuntime
+
+/// region-monitor's service: `RegionEngine` decides, `RegionStore` keeps, the host's outbox
+/// publishes. Sightings and device statuses come from the bus, fixes from beacon-ingest's
+/// direct channel (`FixChannel`), monitor and location requests from the request socket
+/// (`+MonitorOps`, `+LocationOps`); a timer fires exits and dwell times. Each record change is
+/// written with its event in one transaction, and nothing this service publishes or answers
+/// carries a coordinate.
+public final class RegionService {
+    let host: ServiceHost
+    let catalog: CampusCatalog
+    let engine: RegionEngine
+    let settings: RegionMonitorSettings
+    let store: RegionStore
+    private(set) var fixChannel: FixChannel?
+    var refusedSightings = 0
+    var consumedSightings = 0
+    var consumedFixes = 0
+    var refusedFixes = 0
+    var confirmations = 0
+
+    /// A service on `host`'s database and sockets; nothing runs until `start`.
+    public init(host: ServiceHost, catalog: CampusCatalog, settings: RegionMonitorSettings) {
+        self.host = host
+        self.catalog = catalog
+        self.settings = settings
+        engine = RegionEngine(settings: settings.engine)
+        store = RegionStore(db: host.db)
+    }
+
+    /// Migrates and restores the database, then subscribes, binds the fix channel, starts the
+    /// timers and answers requests.
+    public func start() throws {
+        try store.migrate()
+        try restore()
+        let suffix = settings.shardTag.isEmpty ? "" : "\(settings.shardTag)."
+        try host.subscribe(["sighting.\(suffix)", "device.\(suffix)"], durableStreams: ["device"]) { [unowned self] topic, envelope in
+            try self.consume(envelope)
+        }
+        fixChannel = try FixChannel(host: host, endpoint: settings.fixListen) { [unowned self] fix in try self.consumeFix(fix) }
+        host.reactor.every(settings.tickSeconds, name: "region.timer") { [unowned self] in try self.tick() }
+        host.reactor.every(60, name: "fixes.expire") { [unowned self] in try self.expireFixes() }
+        routeMonitorOps()
+        routeLocationOps()
+        host.addHealthDetails { [unowned self] in
+            ["devices.tracked": "\(engine.trackedDevices)", "sightings.consumed": "\(consumedSightings)", "sightings.refused": "\(refusedSightings)",
+             "fixes.consumed": "\(consumedFixes)", "fixes.refused": "\(refusedFixes)", "monitors": "\(engine.monitorInfos.count)",
+             "confirmations": "\(confirmations)"]
+        }
+    }
+
+    /// The engine as it was: the campus monitor from the catalog, then what the request socket
+    /// added, device statuses, records (announced again only when they change), nearest answers
+    /// and the fixes still inside the retention.
+    private func restore() throws {
+        let now = host.clock.now()
+        engine.declareBuiltIn(settings.monitor)
+        for spec in ConditionSpec.campus(catalog, monitor: settings.monitor) {
+            try engine.add(spec, owner: nil, now: now)
+        }
+        for monitor in try store.monitors() {
+            engine.restoreMonitor(monitor.name, owner: monitor.owner)
+        }
+        for spec in try store.conditions() {
+            try engine.add(spec, owner: nil, now: now)
+        }
+        for device in try store.devices() {
+            engine.restoreDevice(deviceId: device.deviceId, authorization: device.authorization, foreground: device.foreground,
+                                 rangingAvailable: device.rangingAvailable, precise: device.precise, now: now)
+        }
+        var stale = 0
+        for record in try store.records() {
+            if let lastEvent = record.lastEvent,
+               engine.restore(deviceId: record.deviceId, monitor: record.monitor, identifier: record.identifier, lastEvent: lastEvent, now: now) {
+                continue
+            }
+            // Its condition is gone (the catalog changed): the record goes too.
+            try store.deleteRecord(monitor: record.monitor, identifier: record.identifier, deviceId: record.deviceId)
+            stale += 1
+        }
+        for nearest in try store.nearestBeacons() {
+            engine.restoreNearest(nearest, now: now)
+        }
+        try store.deleteFixes(before: engine.fixCutoff(now: now))
+        for fix in try store.fixes() {
+            engine.restoreFix(fix, now: now)
+        }
+        if stale > 0 { host.logger.info("records of removed conditions dropped", ["records": "\(stale)"]) }
+    }
+
+    /// The timer: fires the exits, dwell times and stale nearest beacons due at the clock's time.
+    func tick() throws {
+        try apply(engine.tick(now: host.clock.now()))
+    }
+
+    /// Drops fixes older than the retention, in memory and in storage.
+    func expireFixes() throws {
+        let now = host.clock.now()
+        engine.expireFixes(now: now)
+        try host.write { try store.deleteFixes(before: engine.fixCutoff(now: now)) }
+    }
+}

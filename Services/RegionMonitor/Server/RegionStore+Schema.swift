@@ -1,0 +1,59 @@
+import SQLite
+
+/// region-monitor's tables, one migration per schema change (never edited once shipped).
+extension RegionStore {
+    /// Version 1: records, nearest answers, device statuses and each device's last fix. Version 2:
+    /// monitors and conditions from the request socket, recent fixes instead of the last one, and
+    /// each device's precision.
+    static let migrations = [
+        Migration(1, """
+            CREATE TABLE records (
+                monitor TEXT NOT NULL,
+                identifier TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                state TEXT NOT NULL,
+                refinement TEXT,
+                last_event TEXT,
+                PRIMARY KEY (monitor, identifier, device_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX records_device ON records (device_id);
+            CREATE TABLE nearest (device_id TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY,
+                authorization TEXT NOT NULL,
+                foreground INTEGER NOT NULL,
+                ranging_available INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE last_fixes (
+                device_id TEXT PRIMARY KEY,
+                latitude REAL NOT NULL,
+                longitude REAL NOT NULL,
+                horizontal_accuracy REAL NOT NULL,
+                precise INTEGER NOT NULL,
+                observed_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
+        Migration(2, """
+            CREATE TABLE monitors (name TEXT PRIMARY KEY, owner TEXT) WITHOUT ROWID;
+            CREATE TABLE conditions (
+                monitor TEXT NOT NULL,
+                identifier TEXT NOT NULL,
+                position INTEGER NOT NULL,
+                spec TEXT NOT NULL,
+                PRIMARY KEY (monitor, identifier)
+            ) WITHOUT ROWID;
+            DROP TABLE last_fixes;
+            CREATE TABLE fixes (
+                device_id TEXT NOT NULL,
+                observed_ms INTEGER NOT NULL,
+                latitude REAL NOT NULL,
+                longitude REAL NOT NULL,
+                horizontal_accuracy REAL NOT NULL,
+                precise INTEGER NOT NULL,
+                PRIMARY KEY (device_id, observed_ms)
+            ) WITHOUT ROWID;
+            CREATE INDEX fixes_time ON fixes (observed_ms);
+            ALTER TABLE devices ADD COLUMN precise INTEGER NOT NULL DEFAULT 1;
+            """),
+    ]
+}

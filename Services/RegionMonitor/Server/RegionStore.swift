@@ -1,0 +1,186 @@
+import Foundation
+import Messages
+import RegionMonitorCore
+import SQLite
+
+/// Every row region-monitor keeps, and all of its SQL: monitors and conditions opened through
+/// the request socket, each record's last event, nearest answers, device statuses and recent
+/// fixes. Rows are mapped to values here and nowhere else; the service decides (through the
+/// engine) what to write, and writes it inside its own transactions.
+final class RegionStore {
+    let db: Database
+    /// The position the next condition is stored at, so a restore adds conditions in the order
+    /// they were added (events of one device come out in that order).
+    private var nextPosition = 0
+
+    init(db: Database) {
+        self.db = db
+    }
+
+    /// Creates or upgrades the schema (`RegionStore+Schema.swift`).
+    func migrate() throws {
+        try db.migrate("region-monitor", Self.migrations)
+    }
+
+    // MARK: Restore
+
+    /// A monitor opened through the request socket.
+    struct StoredMonitor {
+        var name: String
+        var owner: String?
+    }
+
+    /// A condition as stored: everything of `monitor.add` but the owner (the `conditions.spec` JSON).
+    struct StoredCondition: Codable {
+        var condition: Condition
+        var deviceId: String?
+        var assuming: ConditionState?
+    }
+
+    /// A device's last status, as far as the engine needs it after a restart.
+    struct StoredDevice {
+        var deviceId: String
+        /// Nil when the stored text is no authorization this build knows.
+        var authorization: Authorization?
+        var foreground: Bool
+        var rangingAvailable: Bool
+        var precise: Bool
+    }
+
+    /// A record: its key and its last announced event.
+    struct StoredRecord {
+        var monitor: String
+        var identifier: String
+        var deviceId: String
+        var lastEvent: RegionEvent?
+    }
+
+    func monitors() throws -> [StoredMonitor] {
+        try db.query("SELECT name, owner FROM monitors ORDER BY name").map { StoredMonitor(name: $0.string("name"), owner: $0.optionalString("owner")) }
+    }
+
+    /// Conditions in the order they were added.
+    func conditions() throws -> [ConditionSpec] {
+        try db.query("SELECT monitor, identifier, position, spec FROM conditions ORDER BY position").map { row in
+            let stored = try JSONDecoder().decode(StoredCondition.self, from: Data(row.string("spec").utf8))
+            nextPosition = max(nextPosition, Int(row.int64("position")) + 1)
+            return ConditionSpec(monitor: row.string("monitor"), identifier: row.string("identifier"), condition: stored.condition,
+                                 deviceId: stored.deviceId, assuming: stored.assuming)
+        }
+    }
+
+    func devices() throws -> [StoredDevice] {
+        try db.query("SELECT device_id, authorization, foreground, ranging_available, precise FROM devices").map {
+            StoredDevice(deviceId: $0.string("device_id"), authorization: Authorization(rawValue: $0.string("authorization")), foreground: $0.bool("foreground"),
+                         rangingAvailable: $0.bool("ranging_available"), precise: $0.bool("precise"))
+        }
+    }
+
+    func records() throws -> [StoredRecord] {
+        try db.query("SELECT monitor, identifier, device_id, last_event FROM records").map { row in
+            StoredRecord(monitor: row.string("monitor"), identifier: row.string("identifier"), deviceId: row.string("device_id"),
+                         lastEvent: try row.optionalString("last_event").map { try JSONDecoder().decode(RegionEvent.self, from: Data($0.utf8)) })
+        }
+    }
+
+    /// Nearest beacons as last announced (a cleared one has no row).
+    func nearestBeacons() throws -> [NearestBeacon] {
+        try db.query("SELECT value FROM nearest").map { try JSONDecoder().decode(NearestBeacon.self, from: Data($0.string("value").utf8)) }
+    }
+
+    /// Fixes by device, oldest first.
+    func fixes() throws -> [LocationFix] {
+        try db.query("SELECT * FROM fixes ORDER BY device_id, observed_ms").map {
+            LocationFix(deviceId: $0.string("device_id"), latitude: $0.double("latitude"), longitude: $0.double("longitude"),
+                        horizontalAccuracy: $0.double("horizontal_accuracy"), precise: $0.bool("precise"),
+                        observedAt: Timestamp(milliseconds: $0.int64("observed_ms")))
+        }
+    }
+
+    // MARK: Monitors and conditions
+
+    func saveMonitor(_ info: MonitorInfo) throws {
+        try db.run("INSERT INTO monitors (name, owner) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET owner = excluded.owner", info.monitor, info.owner)
+    }
+
+    /// Stores a condition after every other, replacing one under its identifier; the records of
+    /// the one replaced go with it.
+    func saveCondition(_ spec: ConditionSpec) throws {
+        let stored = StoredCondition(condition: spec.condition, deviceId: spec.deviceId, assuming: spec.assuming)
+        try db.run("DELETE FROM records WHERE monitor = ? AND identifier = ?", spec.monitor, spec.identifier)
+        try db.run("""
+            INSERT INTO conditions (monitor, identifier, position, spec) VALUES (?, ?, ?, ?)
+            ON CONFLICT(monitor, identifier) DO UPDATE SET position = excluded.position, spec = excluded.spec
+            """, spec.monitor, spec.identifier, nextPosition, String(decoding: Wire.encode(stored), as: UTF8.self))
+        nextPosition += 1
+    }
+
+    /// Deletes a condition with every record of it.
+    func deleteCondition(monitor: String, identifier: String) throws {
+        try db.run("DELETE FROM records WHERE monitor = ? AND identifier = ?", monitor, identifier)
+        try db.run("DELETE FROM conditions WHERE monitor = ? AND identifier = ?", monitor, identifier)
+    }
+
+    // MARK: Records and nearest answers
+
+    /// Stores a record as its event left it.
+    func saveRecord(_ event: RegionEvent) throws {
+        try db.run("""
+            INSERT INTO records (monitor, identifier, device_id, state, refinement, last_event) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, refinement = excluded.refinement,
+                last_event = excluded.last_event
+            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue,
+            event.refinement.map { String(decoding: Wire.encode($0), as: UTF8.self) },
+            String(decoding: Wire.encode(event), as: UTF8.self))
+    }
+
+    func deleteRecord(monitor: String, identifier: String, deviceId: String) throws {
+        try db.run("DELETE FROM records WHERE monitor = ? AND identifier = ? AND device_id = ?", monitor, identifier, deviceId)
+    }
+
+    /// Stores a device's nearest beacon; a cleared one (no beacon) deletes its row.
+    func saveNearest(_ value: NearestBeacon) throws {
+        if value.beacon == nil {
+            try db.run("DELETE FROM nearest WHERE device_id = ?", value.deviceId)
+        } else {
+            try db.run("INSERT INTO nearest (device_id, value) VALUES (?, ?) ON CONFLICT(device_id) DO UPDATE SET value = excluded.value",
+                       value.deviceId, String(decoding: Wire.encode(value), as: UTF8.self))
+        }
+    }
+
+    // MARK: Devices and fixes
+
+    func saveDevice(_ status: DeviceStatus) throws {
+        try db.run("""
+            INSERT INTO devices (device_id, authorization, foreground, ranging_available, precise) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(device_id) DO UPDATE SET authorization = excluded.authorization, foreground = excluded.foreground,
+                ranging_available = excluded.ranging_available, precise = excluded.precise
+            """, status.deviceId, status.authorization.rawValue, status.foreground, status.rangingAvailable, status.precise)
+    }
+
+    /// Stores a fix (one per device and instant), keeping the device's newest `keeping`.
+    func saveFix(_ fix: LocationFix, keeping: Int) throws {
+        try db.run("""
+            INSERT INTO fixes (device_id, observed_ms, latitude, longitude, horizontal_accuracy, precise) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(device_id, observed_ms) DO UPDATE SET latitude = excluded.latitude, longitude = excluded.longitude,
+                horizontal_accuracy = excluded.horizontal_accuracy, precise = excluded.precise
+            """, fix.deviceId, fix.observedAt.milliseconds, fix.latitude, fix.longitude, fix.horizontalAccuracy, fix.precise)
+        try db.run("""
+            DELETE FROM fixes WHERE device_id = ? AND observed_ms < (
+                SELECT MIN(observed_ms) FROM (SELECT observed_ms FROM fixes WHERE device_id = ? ORDER BY observed_ms DESC LIMIT ?))
+            """, fix.deviceId, fix.deviceId, keeping)
+    }
+
+    /// Deletes every fix observed before `cutoff` (milliseconds since the epoch).
+    func deleteFixes(before cutoff: Int64) throws {
+        try db.run("DELETE FROM fixes WHERE observed_ms < ?", cutoff)
+    }
+
+    /// Deletes every piece of a device's location: records, nearest answer and fixes. Its
+    /// status row stays: it is what says the authorization is withdrawn.
+    func deleteLocation(deviceId: String) throws {
+        try db.run("DELETE FROM records WHERE device_id = ?", deviceId)
+        try db.run("DELETE FROM nearest WHERE device_id = ?", deviceId)
+        try db.run("DELETE FROM fixes WHERE device_id = ?", deviceId)
+    }
+}
