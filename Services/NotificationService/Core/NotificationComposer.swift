@@ -80,6 +80,14 @@ public enum OrderNotifications {
         }
     }
 
+    /// What an order event notifies about: its state's notification (a ready one without the
+    /// event's reason), except `order.arrived` and `order.claimed`, which carry the unchanged
+    /// state: no transition to tell anyone about. nil when it notifies nobody.
+    public static func subject(_ type: EventType, _ event: OrderEvent) -> NotificationSubject? {
+        guard type != .orderArrived, type != .orderClaimed, let kind = kind(for: event.order.state) else { return nil }
+        return .order(kind, event.order, reason: kind == .orderReady ? nil : event.reason)
+    }
+
     /// The devices to notify: the order's own device first, then every other device registered
     /// for the order's user, each once.
     public static func recipients(orderDevice: String?, userDevices: [String]) -> [String] {
