@@ -17,8 +17,10 @@ public final class NotificationComposer {
     public static let afterWindowSeconds = 24.0 * 3600
     private let times = PickupTimeFormatter()
 
+    /// A composer with its own time formatter.
     public init() {}
 
+    /// `subject` as one device's notification, composed at `now` under `notificationId`.
     public func compose(_ subject: NotificationSubject, deviceId: String, registration: DeviceRegistration?, notificationId: String, now: Timestamp) -> DeviceNotification {
         let requested = registration?.language ?? "en"
         let language = MessageCatalog.language(for: requested)

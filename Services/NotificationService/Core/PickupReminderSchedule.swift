@@ -21,6 +21,7 @@ public struct PickupReminderSchedule: Sendable, Equatable {
         case cancel
     }
 
+    /// What an order event in `order`'s state does to its pickup reminder.
     public func action(for order: OrderSnapshot) -> Action {
         guard let leadSeconds else { return .cancel }
         switch order.state {

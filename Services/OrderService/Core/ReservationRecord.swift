@@ -3,6 +3,7 @@ import Messages
 /// A place in a pickup window: held for a while after `window.reserve`, then used by an order or
 /// released by its cancellation.
 public struct ReservationRecord: Sendable, Equatable {
+    /// Where a place stands: held for an order, used by one, or given back by a cancellation.
     public enum Status: String, Sendable {
         case held, used, released
     }
@@ -17,6 +18,7 @@ public struct ReservationRecord: Sendable, Equatable {
     public var expiresAt: Timestamp
     public var orderId: String?
 
+    /// A reservation as stored.
     public init(reservationId: String, cafeId: String, windowStart: Timestamp, userId: String?, status: Status, expiresAt: Timestamp,
                 orderId: String? = nil) {
         self.reservationId = reservationId
