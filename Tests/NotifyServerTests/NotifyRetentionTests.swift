@@ -148,7 +148,7 @@ struct NotifyRetentionTests {
         let h = try NotifyHarness(start: created.adding(seconds: 3_600)) { path in
             let db = try Database(path: path.path)
             defer { db.close() }
-            try db.migrate("notification-service", Array(NotifyService.migrations.prefix(2)))
+            try db.migrate("notification-service", Array(NotifyStore.migrations.prefix(2)))
             let body = #"{"notificationId":"ntf-1","deviceId":"phone-1","kind":"orderReady","collapseId":"ord-1","title":"t","body":"b","language":"en","createdAt":"2026-11-20T09:41:07.123Z"}"#
             try db.run("INSERT INTO notifications (notification_id, device_id, kind, collapse_id, once_key, body, delivered) VALUES ('ntf-1', 'phone-1', 'orderReady', 'ord-1', 'ord-1', ?, 1)", body)
             try db.run("INSERT INTO pickup_reminders (order_id, due_ms, snapshot, state) VALUES ('ord-1', 1000, '{}', 'sent'), ('ord-2', 2000, '{}', 'pending')")

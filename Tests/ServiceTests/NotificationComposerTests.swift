@@ -140,6 +140,19 @@ struct NotificationRoutingTests {
         #expect(OrderNotifications.kind(for: state) == kind)
     }
 
+    @Test("what an order event notifies about: its state's kind, with the reason except for ready; arrived and claimed notify nobody", arguments: [
+        (EventType.orderReady, OrderState.ready, NotificationSubject?.some(.order(.orderReady, order(.ready), reason: nil))),
+        (.orderCancelled, .cancelled, .order(.orderCancelled, order(.cancelled), reason: "out of buns")),
+        (.orderNoShow, .noShow, .order(.noShow, order(.noShow), reason: "out of buns")),
+        (.orderAccepted, .accepted, nil),
+        (.orderArrived, .ready, nil),
+        (.orderClaimed, .cancelled, nil),
+    ])
+    func subjects(type: EventType, state: OrderState, subject: NotificationSubject?) {
+        let event = OrderEvent(order: order(state), previous: nil, reason: "out of buns", at: t0)
+        #expect(OrderNotifications.subject(type, event) == subject)
+    }
+
     @Test("recipients: the order's device, then the user's other devices, each once", arguments: [
         ("phone-1", ["phone-1", "watch-1"], ["phone-1", "watch-1"]),
         ("phone-1", ["tablet", "phone-1"], ["phone-1", "tablet"]),

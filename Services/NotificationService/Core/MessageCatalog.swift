@@ -4,6 +4,7 @@ import Messages
 /// Localized notification text: per message and language a title and a body with `{cafe}`,
 /// `{time}`, `{reason}` and `{text}` placeholders.
 public enum MessageCatalog {
+    /// A notification's title and body.
     public struct Text: Sendable, Equatable {
         public let title: String
         public let body: String

@@ -17,8 +17,10 @@ public final class NotificationComposer {
     public static let afterWindowSeconds = 24.0 * 3600
     private let times = PickupTimeFormatter()
 
+    /// A composer with its own time formatter.
     public init() {}
 
+    /// `subject` as one device's notification, composed at `now` under `notificationId`.
     public func compose(_ subject: NotificationSubject, deviceId: String, registration: DeviceRegistration?, notificationId: String, now: Timestamp) -> DeviceNotification {
         let requested = registration?.language ?? "en"
         let language = MessageCatalog.language(for: requested)
@@ -78,6 +80,14 @@ public enum OrderNotifications {
         case .noShow: .noShow
         case .placed, .accepted, .preparing, .pickedUp: nil
         }
+    }
+
+    /// What an order event notifies about: its state's notification (a ready one without the
+    /// event's reason), except `order.arrived` and `order.claimed`, which carry the unchanged
+    /// state: no transition to tell anyone about. nil when it notifies nobody.
+    public static func subject(_ type: EventType, _ event: OrderEvent) -> NotificationSubject? {
+        guard type != .orderArrived, type != .orderClaimed, let kind = kind(for: event.order.state) else { return nil }
+        return .order(kind, event.order, reason: kind == .orderReady ? nil : event.reason)
     }
 
     /// The devices to notify: the order's own device first, then every other device registered

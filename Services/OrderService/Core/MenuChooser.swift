@@ -5,6 +5,7 @@ import Messages
 /// of their nearest near/immediate beacon → the nearest open café by a fresh location → the last
 /// café they used → the campus default. The answer names the rule that chose.
 public enum MenuChooser {
+    /// What is known of the user and their device when the menu is asked for.
     public struct Inputs: Sendable {
         public var preference: LocationPreference
         /// The beacon major of the device's nearest near/immediate beacon, if any.
@@ -28,6 +29,7 @@ public enum MenuChooser {
         return false
     }
 
+    /// The café whose menu the user sees, and the rule that chose it.
     public static func choose(_ inputs: Inputs, catalog: CampusCatalog) -> (cafe: Cafe, rule: MenuRule) {
         if case .cafe(let id) = inputs.preference, let cafe = catalog.cafe(id) { return (cafe, .preferredCafe) }
         if let major = inputs.nearestBeaconMajor, let cafe = catalog.cafe(major: major) { return (cafe, .nearestBeacon) }

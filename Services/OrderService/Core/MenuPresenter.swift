@@ -6,12 +6,15 @@ import Messages
 public final class MenuPresenter {
     private let money = MoneyFormatter()
 
+    /// A presenter with its own money formatter.
     public init() {}
 
+    /// An amount of the café's currency as the locale writes it.
     public func price(_ minorUnits: Int64, cafe: Cafe, locale: String) -> PriceView {
         PriceView(minorUnits: minorUnits, currency: cafe.currency, formatted: money.format(minorUnits: minorUnits, currency: cafe.currency, locale: locale))
     }
 
+    /// The café's menu for the locale, naming the rule that chose the café.
     public func menu(_ cafe: Cafe, rule: MenuRule, locale: String) -> MenuReply {
         MenuReply(
             cafe: CafeSummary(id: cafe.id, name: cafe.name, timeZone: cafe.timeZone, currency: cafe.currency),

@@ -3,10 +3,12 @@ import Messages
 /// The legal order transitions: placed → accepted → preparing → ready → pickedUp; cancelled from
 /// any open state (the customer only before preparing); noShow once ready and uncollected.
 public enum OrderLifecycle {
+    /// Who moves an order: the customer, the kitchen (and counter), or the service itself.
     public enum Actor: String, Sendable {
         case customer, kitchen, system
     }
 
+    /// Whether `actor` may move an order from `from` to `to`.
     public static func canTransition(from: OrderState, to: OrderState, by actor: Actor) -> Bool {
         switch (from, to) {
         case (.placed, .accepted), (.accepted, .preparing), (.preparing, .ready), (.ready, .pickedUp):

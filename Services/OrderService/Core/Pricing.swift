@@ -7,6 +7,7 @@ public enum Pricing {
     public static let maxQuantity = 50
     public static let maxLines = 50
 
+    /// The priced lines and total of `items` at `cafe`, or the refusal naming the first bad item.
     public static func price(_ items: [OrderItemRequest], at cafe: Cafe) throws(ServiceError) -> (lines: [OrderLine], total: Int64) {
         guard !items.isEmpty else { throw ServiceError(.invalidField, "an order needs at least one item") }
         guard items.count <= maxLines else { throw ServiceError(.tooLarge, "an order has at most \(maxLines) lines, got \(items.count)") }

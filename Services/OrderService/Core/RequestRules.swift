@@ -1,3 +1,4 @@
+import Campus
 import Foundation
 import Messages
 
@@ -22,6 +23,17 @@ public enum RequestRules {
     /// User, device and café ids: 1–64 of A–Z, a–z, 0–9, "-" and "_".
     public static func validateID(_ value: String, field: String) throws(ServiceError) {
         try TextRules.requireToken(value, field: field)
+    }
+
+    /// A locale identifier such as en_US, for prices and pickup times.
+    public static func validateLocale(_ locale: String) throws(ServiceError) {
+        guard isValidLocaleIdentifier(locale) else { throw ServiceError(.invalidField, "locale \"\(locale.prefix(40))\" is not a locale identifier like en_US") }
+    }
+
+    /// The café a request names, from the campus catalog.
+    public static func cafe(_ id: String, in catalog: CampusCatalog) throws(ServiceError) -> Cafe {
+        guard let cafe = catalog.cafe(id) else { throw ServiceError(.unknownCafe, "no café \"\(id.prefix(40))\" on this campus") }
+        return cafe
     }
 
     /// A free-text reason (a cancellation): 1–200 characters, no control characters.

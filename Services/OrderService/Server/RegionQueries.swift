@@ -27,10 +27,12 @@ public final class RegionClient: RegionQueries {
         self.clock = clock
     }
 
+    /// The cafés nearest the device, asked of its shard.
     public func nearest(deviceId: String) throws -> NearestAnswer {
         try call(deviceId) { try $0.call(Op.nearestGet, DeviceQuery(deviceId: deviceId), as: NearestAnswer.self) }
     }
 
+    /// Whether the device was inside the café when its code was scanned, asked of its shard.
     public func confirm(_ request: ConfirmLocation) throws -> LocationConfirmation {
         try call(request.deviceId) { try $0.call(Op.locationConfirm, request, as: LocationConfirmation.self) }
     }

@@ -1,7 +1,7 @@
 import SQLite
 
-/// order-service's tables.
-enum OrderSchema {
+extension OrderStore {
+    /// order-service's tables, one migration per schema version.
     static let migrations = [
         Migration(1, """
             CREATE TABLE preferences (user_id TEXT PRIMARY KEY, kind TEXT NOT NULL, cafe_id TEXT) WITHOUT ROWID;

@@ -1,0 +1,66 @@
+import Campus
+import Messages
+
+/// What notification-service's requests must carry. Checked before anything is read or written,
+/// so a refused request changes nothing.
+public enum NotifyRequestRules {
+    /// The delivery channels notification-service has.
+    public static let channels = ["bus"]
+    /// How many notifications one inbox page may hold, and how many when the query does not say.
+    public static let inboxLimits = 1...500
+    public static let defaultInboxLimit = 50
+
+    /// `device.register`: the ids, a supported channel, a language tag and a locale.
+    public static func checkRegistration(_ request: RegisterDevice) throws(ServiceError) {
+        try TextRules.requireToken(request.deviceId, field: "deviceId")
+        if let userId = request.userId { try TextRules.requireToken(userId, field: "userId") }
+        guard channels.contains(request.channel) else {
+            throw ServiceError(.notificationChannelUnsupported,
+                               "channel \"\(request.channel.prefix(20))\" is not supported (supported: \(channels.joined(separator: ", ")))")
+        }
+        guard isValidLocaleIdentifier(request.language) else {
+            throw ServiceError(.invalidNotificationLanguage, "language \"\(request.language.prefix(20))\" is not a language tag like en or de-CH")
+        }
+        guard isValidLocaleIdentifier(request.locale) else {
+            throw ServiceError(.invalidNotificationLanguage, "locale \"\(request.locale.prefix(20))\" is not a locale identifier like en_US")
+        }
+    }
+
+    /// The registration a `device.register` stores, launched now.
+    public static func registration(_ request: RegisterDevice, now: Timestamp) -> DeviceRegistration {
+        DeviceRegistration(deviceId: request.deviceId, userId: request.userId, channel: request.channel, language: request.language,
+                           locale: request.locale, authorization: request.authorization, launchedAt: now)
+    }
+
+    /// The page size of an inbox query.
+    public static func inboxLimit(_ requested: Int?) throws(ServiceError) -> Int {
+        if let requested, !inboxLimits.contains(requested) {
+            throw ServiceError(.invalidField, "limit must be \(inboxLimits.lowerBound)–\(inboxLimits.upperBound), not \(requested)")
+        }
+        return requested ?? defaultInboxLimit
+    }
+
+    /// The refusal of an inbox `sinceId` the device does not have. It may have been one that
+    /// retention deleted: the message says so, so the client reads from the start.
+    public static func unknownSince(_ sinceId: String, deviceId: String, retentionDays: Int) -> ServiceError {
+        ServiceError(.unknownNotification,
+                     "sinceId \(sinceId.prefix(60)) is not a notification of device \(deviceId) (notifications are kept \(retentionDays) days)")
+    }
+
+    /// `reminder.set`: the ids, the text, and a café the campus has (any id without a catalog).
+    public static func checkReminder(_ request: SetReminder, catalog: CampusCatalog?) throws(ServiceError) {
+        try TextRules.requireToken(request.deviceId, field: "deviceId")
+        guard TextRules.isToken(request.cafeId, max: 64) else {
+            throw ServiceError(.invalidReminder, "cafeId must be 1–64 characters of A–Z, a–z, 0–9, - and _ (a café id such as caffe-macs)")
+        }
+        if let problem = RegionReminderRules.textProblem(request.text) { throw ServiceError(.invalidReminder, problem) }
+        if let catalog, catalog.cafe(request.cafeId) == nil {
+            throw ServiceError(.unknownReminderCafe, "no café \(request.cafeId) on the campus; cafés: \(catalog.cafes.map(\.id).joined(separator: ", "))")
+        }
+    }
+
+    /// The refusal for a device that never registered.
+    public static func unknownDevice(_ deviceId: String) -> ServiceError {
+        ServiceError(.unknownNotificationDevice, "device \(deviceId) never registered for notifications (device.register)")
+    }
+}

@@ -1,0 +1,68 @@
+import NotifyCore
+import ServiceRuntime
+
+/// notification-service's own options, each default declared once (as a property default) and
+/// shown by `--help` from there. `init(_:)` reads a loaded configuration into it.
+public struct NotifySettings: Sendable, Equatable {
+    /// The executable's name: its log lines, its `--help` and its SQLite file.
+    public static let program = "notification-service"
+    /// The one line `--help` starts with.
+    public static let summary = "localized order notifications and reminders, delivered once"
+    /// The default request port (`--listen`).
+    public static let listenPort = 7450
+    /// The shortest pickup-reminder tick: a smaller `--reminder-tick-seconds` would spin the loop.
+    public static let minimumTickSeconds = 0.05
+
+    /// How long before its pickup window starts an accepted order's customer is reminded (0: never).
+    public var pickupReminderLeadSeconds = 600.0
+    /// The campus catalog file; optional (without it names are learned from orders).
+    public var campus = "deploy/campus.json"
+    /// How often due pickup reminders are looked for.
+    public var reminderTickSeconds = 1.0
+    /// How many days what is over is kept.
+    public var retentionDays = 30
+
+    /// The defaults.
+    public init() {}
+
+    /// Every option notification-service reads: the common ones, then its own.
+    public static var specs: [OptionSpec] {
+        let defaults = NotifySettings()
+        return ServiceHost.commonSpecs(service: program, listenPort: listenPort) + [
+            OptionSpec("pickup-reminder-lead-seconds", .number, default: optionText(defaults.pickupReminderLeadSeconds),
+                       help: "how long before its pickup window starts an accepted order's customer is reminded (0: no pickup reminders)"),
+            OptionSpec("campus", .path, default: defaults.campus,
+                       help: "the campus catalog: café names for reminder titles and the café ids reminders may name (without it, names are learned from orders and any id is taken)"),
+            OptionSpec("reminder-tick-seconds", .number, default: optionText(defaults.reminderTickSeconds), help: "how often due pickup reminders are looked for"),
+            OptionSpec("retention-days", .integer, default: "\(defaults.retentionDays)", range: NotificationRetention.allowedDays,
+                       help: "notifications (delivered and undeliverable) and ended reminders older than this many days are deleted, at start and hourly (\(NotificationRetention.allowedDays.lowerBound)…\(NotificationRetention.allowedDays.upperBound))"),
+        ]
+    }
+
+    /// The settings in `config` (loaded against `specs`, which checked every range).
+    public init(_ config: Configuration) {
+        pickupReminderLeadSeconds = config.double("pickup-reminder-lead-seconds")
+        campus = config.string("campus")
+        reminderTickSeconds = config.double("reminder-tick-seconds")
+        retentionDays = config.int("retention-days")
+    }
+
+    /// When pickup reminders are due.
+    public var schedule: PickupReminderSchedule { PickupReminderSchedule(leadSeconds: pickupReminderLeadSeconds) }
+
+    /// The pickup-reminder tick, never below `minimumTickSeconds`.
+    public var tickSeconds: Double { max(Self.minimumTickSeconds, reminderTickSeconds) }
+
+    /// The retention `retentionDays` gives.
+    public var retention: NotificationRetention {
+        guard let retention = NotificationRetention(days: retentionDays) else {
+            fatalError("--retention-days was checked against NotificationRetention.allowedDays by the configuration")
+        }
+        return retention
+    }
+
+    /// A number as `--help` shows it: whole numbers without a fraction.
+    static func optionText(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

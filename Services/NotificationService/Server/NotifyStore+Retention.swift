@@ -1,0 +1,41 @@
+import SQLite
+
+/// Deleting what retention no longer keeps, in batches that each commit on their own.
+extension NotifyStore {
+    /// Deletes notifications (delivered and undeliverable) created before `cutoff`; how many.
+    func pruneNotifications(before cutoff: Int64, batchSize: Int) throws -> Int {
+        try deleteInBatches("""
+            DELETE FROM notifications WHERE seq IN (SELECT seq FROM notifications WHERE created_ms < ? LIMIT ?)
+            """, before: cutoff, batchSize: batchSize)
+    }
+
+    /// Deletes pickup reminders that ended (sent, cancelled, set aside) before `cutoff`; a pending one has no end.
+    func prunePickupReminders(before cutoff: Int64, batchSize: Int) throws -> Int {
+        try deleteInBatches("""
+            DELETE FROM pickup_reminders WHERE order_id IN (
+                SELECT order_id FROM pickup_reminders WHERE ended_ms < ? AND state IN ('sent', 'cancelled', 'unreadable') LIMIT ?)
+            """, before: cutoff, batchSize: batchSize)
+    }
+
+    /// Deletes region reminders that ended (fired once, cancelled) before `cutoff`; an active one has no end.
+    func pruneRegionReminders(before cutoff: Int64, batchSize: Int) throws -> Int {
+        try deleteInBatches("""
+            DELETE FROM region_reminders WHERE rowid IN (
+                SELECT rowid FROM region_reminders WHERE ended_ms < ? AND state IN ('fired', 'cancelled') LIMIT ?)
+            """, before: cutoff, batchSize: batchSize)
+    }
+
+    /// Runs a `DELETE … LIMIT batchSize` until it deletes less than a batch. Each statement is
+    /// its own transaction (this is never called inside `write`), so the write lock is released
+    /// between batches.
+    private func deleteInBatches(_ sql: String, before cutoff: Int64, batchSize: Int) throws -> Int {
+        precondition(!db.inTransaction, "a prune batch must commit on its own")
+        var deleted = 0
+        while true {
+            try db.run(sql, cutoff, batchSize)
+            let batch = db.changes
+            deleted += batch
+            if batch < batchSize { return deleted }
+        }
+    }
+}

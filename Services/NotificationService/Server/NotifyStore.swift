@@ -1,0 +1,101 @@
+import Foundation
+import Messages
+import NotifyCore
+import SQLite
+
+/// All of notification-service's SQL: its schema, and every read and write of device
+/// registrations, notifications and the café names learned from orders (reminders, retention and
+/// the processed-event ids are in extensions). Rows become records here and nowhere else. Writes
+/// run inside the caller's transaction (`ServiceHost.write` or the follower's), except retention's
+/// batches, which commit one by one.
+final class NotifyStore {
+    let db: Database
+
+    init(db: Database) {
+        self.db = db
+    }
+
+    /// Brings the file to the current schema.
+    func migrate() throws {
+        try db.migrate("notification-service", Self.migrations)
+    }
+
+    // MARK: Devices
+
+    /// A device's registration, nil when it never registered.
+    func registration(_ deviceId: String) throws -> DeviceRegistration? {
+        guard let row = try db.query("SELECT * FROM devices WHERE device_id = ?", deviceId).first else { return nil }
+        return DeviceRegistration(deviceId: deviceId, userId: row.optionalString("user_id"), channel: row.string("channel"), language: row.string("language"),
+                                  locale: row.string("locale"), authorization: NotificationAuthorization(rawValue: row.string("authorization")) ?? .notDetermined,
+                                  launchedAt: Timestamp(milliseconds: row.int64("launched_ms")))
+    }
+
+    /// Stores a registration, replacing the device's previous one (each registration is a launch).
+    func save(_ registration: DeviceRegistration) throws {
+        try db.run("""
+            INSERT INTO devices (device_id, user_id, channel, language, locale, authorization, launched_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(device_id) DO UPDATE SET user_id = excluded.user_id, channel = excluded.channel, language = excluded.language,
+                locale = excluded.locale, authorization = excluded.authorization, launched_ms = excluded.launched_ms
+            """, registration.deviceId, registration.userId, registration.channel, registration.language, registration.locale,
+                   registration.authorization.rawValue, registration.launchedAt.milliseconds)
+    }
+
+    func isRegistered(_ deviceId: String) throws -> Bool {
+        try db.query("SELECT 1 AS x FROM devices WHERE device_id = ?", deviceId).first != nil
+    }
+
+    /// Every device registered for the user.
+    func devices(ofUser userId: String) throws -> [String] {
+        try db.query("SELECT device_id FROM devices WHERE user_id = ?", userId).map { $0.string("device_id") }
+    }
+
+    // MARK: Notifications
+
+    /// Stores a notification unless the device already has one of its kind under `onceKey`;
+    /// false when it had (the new one collapses into it).
+    func insert(_ notification: DeviceNotification, onceKey: String) throws -> Bool {
+        try db.run("""
+            INSERT INTO notifications (notification_id, device_id, kind, collapse_id, once_key, body, delivered, reason, created_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """, notification.notificationId, notification.deviceId, notification.kind.rawValue, notification.collapseId, onceKey,
+                   String(decoding: Wire.encode(notification), as: UTF8.self), notification.undeliverableReason == nil, notification.undeliverableReason,
+                   notification.createdAt.milliseconds)
+        return db.changes == 1
+    }
+
+    /// Where a device's notification sits in its inbox; nil when the device has no such notification.
+    func inboxPosition(of notificationId: String, deviceId: String) throws -> Int64? {
+        try db.query("SELECT seq FROM notifications WHERE notification_id = ? AND device_id = ?", notificationId, deviceId).first?.int64("seq")
+    }
+
+    /// The device's delivered notifications after `position`, oldest first.
+    func inbox(_ deviceId: String, after position: Int64, limit: Int) throws -> [DeviceNotification] {
+        try db.query("SELECT body FROM notifications WHERE device_id = ? AND delivered = 1 AND seq > ? ORDER BY seq LIMIT ?", deviceId, position, limit)
+            .map { try JSONDecoder().decode(DeviceNotification.self, from: Data($0.string("body").utf8)) }
+    }
+
+    // MARK: Cafés
+
+    /// Remembers a café's name as an order carried it, for reminder titles.
+    func learnCafe(_ cafeId: String, name: String) throws {
+        try db.run("INSERT INTO cafes (cafe_id, name) VALUES (?, ?) ON CONFLICT(cafe_id) DO UPDATE SET name = excluded.name", cafeId, name)
+    }
+
+    func cafeName(_ cafeId: String) throws -> String? {
+        try db.query("SELECT name FROM cafes WHERE cafe_id = ?", cafeId).first?.string("name")
+    }
+
+    // MARK: Health
+
+    /// Rows held per kind, for health; -1 where the file cannot be read.
+    func healthCounts() -> [String: String] {
+        func count(_ sql: String) -> String { "\((try? db.query(sql).first?.int("n")) ?? -1)" }
+        return [
+            "notifications.held": count("SELECT COUNT(*) AS n FROM notifications"),
+            "notifications.delivered": count("SELECT COUNT(*) AS n FROM notifications WHERE delivered = 1"),
+            "notifications.undeliverable": count("SELECT COUNT(*) AS n FROM notifications WHERE delivered = 0"),
+            "reminders.pickupPending": count("SELECT COUNT(*) AS n FROM pickup_reminders WHERE state = 'pending'"),
+            "reminders.regionActive": count("SELECT COUNT(*) AS n FROM region_reminders WHERE state = 'active'"),
+        ]
+    }
+}

@@ -1,0 +1,50 @@
+import Messages
+
+/// What a customer does to their orders without changing their state: walking into the café
+/// (the kitchen sees "customer here") and a guest signing in on the phone their App Clip ordered
+/// from (the orders move to the account).
+public enum OrderCustomerEvents {
+    /// The campus monitor: its beacon conditions are named by café id.
+    public static let campusMonitor = "campus"
+
+    /// The café a region event says the device entered; nil for anything else. Only the campus
+    /// monitor's satisfied conditions count: another monitor's identifiers mean what its owner says.
+    public static func arrivalCafe(_ event: RegionEvent) -> String? {
+        guard event.state == .satisfied, event.monitor == campusMonitor else { return nil }
+        return event.identifier
+    }
+
+    /// The effects of the device entering the café of `orders` (its open orders there): each one
+    /// not yet marked is marked "customer here" with an `order.arrived` event.
+    public static func arrival(_ event: RegionEvent, orders: [OrderSnapshot], now: Timestamp) -> [OrderEffects] {
+        orders.filter { !$0.customerHere }.map { order in
+            var effects = OrderEffects(order: order, at: now)
+            effects.order.customerHere = true
+            effects.events.append(OrderEmission(.orderArrived, label: "arrived", event: OrderEvent(
+                order: effects.order, previous: order.state, reason: "customer entered \(order.cafeName)", at: event.date)))
+            return effects
+        }
+    }
+
+    /// The user and device ids of `order.claim`.
+    public static func checkClaim(_ request: ClaimOrdersRequest) throws(ServiceError) {
+        try RequestRules.validateID(request.deviceId, field: "deviceId")
+        try RequestRules.validateID(request.userId, field: "userId")
+    }
+
+    /// The effects of a guest signing in: of `orders` (the device's orders with no user, oldest
+    /// first), each App Clip order moves to the account with an audit row and an `order.claimed`
+    /// event, and its café becomes the user's last unless they used one since.
+    public static func claim(_ request: ClaimOrdersRequest, orders: [OrderSnapshot], now: Timestamp) -> [OrderEffects] {
+        orders.filter { $0.channel == .appClip && $0.userId == nil }.map { order in
+            var effects = OrderEffects(order: order, at: now)
+            effects.order.userId = request.userId
+            effects.audit.append(OrderAudit(orderId: order.orderId, from: order.state, to: order.state, actor: .customer,
+                                            reason: "App Clip guest signed in as \(request.userId)", at: now))
+            effects.events.append(OrderEmission(.orderClaimed, label: "claimed", event: OrderEvent(
+                order: effects.order, previous: order.state, reason: "moved to the account \(request.userId)", at: now)))
+            effects.lastCafe = LastCafe(userId: request.userId, cafeId: order.cafeId, at: order.placedAt, keepsNewer: true)
+            return effects
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Campus
+import Foundation
+import Messages
+import OrderCore
+import ServiceRuntime
+
+/// `windows.list` and `window.reserve`: pickup windows with the places left in them, and a place
+/// held in one for a while.
+extension OrderService {
+    func windows(_ request: WindowsRequest) throws -> WindowsReply {
+        let cafe = try RequestRules.cafe(request.cafeId, in: catalog)
+        try RequestRules.validateLocale(request.locale)
+        let count = try ReservationRules.windowCount(request.count)
+        let at = now
+        let starts = PickupCalendar(cafe: cafe).windows(after: at, count: count)
+        let taken = try store.taken(cafeId: cafe.id, starts: starts, now: at)
+        return WindowsReply(cafeId: cafe.id, windows: zip(starts, taken).map { windowView(cafe, start: $0, taken: $1, locale: request.locale) })
+    }
+
+    func reserve(_ request: ReserveRequest) throws -> ReservationView {
+        let cafe = try RequestRules.cafe(request.cafeId, in: catalog)
+        try RequestRules.validateLocale(request.locale)
+        if let userId = request.userId { try RequestRules.validateID(userId, field: "userId") }
+        try ReservationRules.checkStart(request.start, cafe: cafe, now: now)
+        return try host.write {
+            // Count and insert in one IMMEDIATE transaction: two clients racing for the last place cannot both win.
+            let at = now
+            let taken = try store.taken(cafeId: cafe.id, start: request.start, now: at)
+            guard ReservationRules.hasRoom(taken: taken, cafe: cafe) else {
+                let later = ReservationRules.laterWindows(after: request.start, cafe: cafe)
+                let laterTaken = try store.taken(cafeId: cafe.id, starts: later, now: at)
+                throw ReservationRules.full(request.start, cafe: cafe, later: Array(zip(later, laterTaken)), locale: request.locale, times: times)
+            }
+            let reservation = ReservationRules.hold(id: "res_" + UUID().uuidString.lowercased(), cafe: cafe, start: request.start,
+                                                    userId: request.userId, now: at, holdSeconds: holdSeconds)
+            try store.insert(reservation)
+            let takenNow = try store.taken(cafeId: cafe.id, start: request.start, now: now)
+            return ReservationView(reservationId: reservation.reservationId, cafeId: cafe.id,
+                                   window: windowView(cafe, start: request.start, taken: takenNow, locale: request.locale),
+                                   expiresAt: reservation.expiresAt)
+        }
+    }
+
+    /// A window as a user sees it: its local time in their locale and the places left.
+    func windowView(_ cafe: Cafe, start: Timestamp, taken: Int, locale: String) -> WindowView {
+        WindowView(start: start, end: start.adding(seconds: PickupCalendar(cafe: cafe).windowSeconds),
+                   label: times.format(start, timeZone: cafe.timeZone, locale: locale),
+                   capacity: cafe.pickup.capacity, remaining: max(0, cafe.pickup.capacity - taken))
+    }
+}

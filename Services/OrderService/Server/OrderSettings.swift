@@ -1,0 +1,74 @@
+import Foundation
+import ServiceRuntime
+
+/// order-service's own options, each default declared once (as a property default) and shown by
+/// `--help` from there. `init(_:)` reads a loaded configuration into it.
+public struct OrderSettings: Sendable, Equatable {
+    /// The executable's name: its log lines, its `--help` and its SQLite file.
+    public static let program = "order-service"
+    /// The one line `--help` starts with.
+    public static let summary = "cafés, menus, pickup windows and orders"
+    /// The default request port (`--listen`).
+    public static let listenPort = 7430
+
+    /// The campus catalog file.
+    public var campus = "deploy/campus.json"
+    /// How long a reserved pickup place is held for an order.
+    public var reservationHoldSeconds = 600.0
+    /// region-monitor's request sockets, one per device shard, in shard order.
+    public var regionEndpoints = ["tcp://127.0.0.1:7420"]
+    /// How long an App Clip order or a menu waits for region-monitor.
+    public var regionTimeoutMilliseconds = 1000
+    /// After region-monitor did not answer, how long it is not asked again.
+    public var regionRetrySeconds = 5.0
+
+    /// The defaults.
+    public init() {}
+
+    /// Every option order-service reads: the common ones, then its own.
+    public static var specs: [OptionSpec] {
+        let defaults = OrderSettings()
+        return ServiceHost.commonSpecs(service: program, listenPort: listenPort) + [
+            OptionSpec("campus", .path, default: defaults.campus, help: "the campus catalog (cafés, hours, pickup windows, menus)"),
+            OptionSpec("reservation-hold-seconds", .number, default: optionText(defaults.reservationHoldSeconds),
+                       help: "how long a reserved pickup place is held for an order"),
+            OptionSpec("region-endpoints", .string, default: defaults.regionEndpoints.joined(separator: ","),
+                       help: "region-monitor's request sockets, comma-separated, one per device shard in shard order (nearest cafés for the menu, App Clip location confirmation)"),
+            OptionSpec("region-timeout-ms", .integer, default: "\(defaults.regionTimeoutMilliseconds)", help: "how long an App Clip order or a menu waits for region-monitor"),
+            OptionSpec("region-retry-seconds", .number, default: optionText(defaults.regionRetrySeconds),
+                       help: "after region-monitor did not answer, how long App Clip orders and menus skip asking it (refused at once / next menu rule)"),
+        ]
+    }
+
+    /// The settings in `config` (loaded against `specs`). `--region-endpoints` must be ZeroMQ
+    /// endpoints: the option mechanism checks only that it is not empty.
+    public init(_ config: Configuration) throws(InvalidSetting) {
+        campus = config.string("campus")
+        reservationHoldSeconds = config.double("reservation-hold-seconds")
+        let endpoints = config.string("region-endpoints")
+        regionEndpoints = endpoints.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        if regionEndpoints.isEmpty || !regionEndpoints.allSatisfy({ ["tcp://", "ipc://", "inproc://"].contains(where: $0.hasPrefix) }) {
+            throw InvalidSetting("\(Self.program): --region-endpoints must be ZeroMQ endpoints separated by commas, not \"\(endpoints)\"")
+        }
+        regionTimeoutMilliseconds = config.int("region-timeout-ms")
+        regionRetrySeconds = config.double("region-retry-seconds")
+    }
+
+    /// A number as `--help` shows it: whole numbers without a fraction.
+    static func optionText(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// A setting the option mechanism let through but the service cannot use. `main` prints it on
+/// one line and exits 2, as for any other bad option.
+public struct InvalidSetting: Error, Sendable, CustomStringConvertible {
+    public let message: String
+
+    /// The refusal, already naming the program and the option.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
