@@ -30,11 +30,12 @@ struct OrderSettingsTests {
     @Test("region endpoints that are not ZeroMQ endpoints are refused with the option named and the value as given",
           arguments: ["foo, bar", " , ", "tcp://a:1,http://b"])
     func badEndpoints(value: String) throws {
-        for (arguments, environment) in [(["--region-endpoints", value], [String: String]()), ([], ["CAFE_REGION_ENDPOINTS": value])] {
+        for (arguments, environment, origin) in [(["--region-endpoints", value], [String: String](), "--region-endpoints"),
+                                                  ([], ["CAFE_REGION_ENDPOINTS": value], "CAFE_REGION_ENDPOINTS")] {
             #expect {
                 _ = try settings(arguments, environment: environment)
             } throws: { error in
-                "\(error)" == "order-service: --region-endpoints must be ZeroMQ endpoints separated by commas, not \"\(value)\""
+                "\(error)" == "order-service: \(origin) must be ZeroMQ endpoints separated by commas, not \"\(value)\""
             }
         }
     }

@@ -177,10 +177,6 @@ struct RegionServerTests {
             (["--shards", "2", "--shard", "1"], nil),
             (["--shard", "3"], "--shard must be empty or 0…0, not \"3\""),
             (["--shards", "2", "--shard", "x"], "--shard must be empty or 0…1, not \"x\""),
-            (["--beacon-exit-seconds", "0"], "--beacon-exit-seconds must be more than 0"),
-            (["--tick-seconds", "0", "--fix-retention-seconds", "0"], "--tick-seconds must be more than 0"),
-            (["--condition-limit", "0"], "--condition-limit must be 1 or more"),
-            (["--monitor-limit", "0"], "--monitor-limit must be 1 or more"),
         ]
         for (arguments, refusal) in cases {
             let config = try Configuration(program: "region-monitor", specs: RegionMonitorSettings.specs, arguments: arguments, environment: [:])
@@ -191,6 +187,20 @@ struct RegionServerTests {
             } catch {
                 #expect(error.message == refusal, "\(arguments)")
             }
+        }
+        let kinds: [([String], String)] = [
+            (["--beacon-exit-seconds", "0"], "region-monitor: --beacon-exit-seconds must be a number of seconds more than 0, not \"0\""),
+            (["--tick-seconds", "0", "--fix-retention-seconds", "0"], "region-monitor: --tick-seconds must be a number of seconds more than 0, not \"0\""),
+            (["--condition-limit", "0"], "region-monitor: --condition-limit must be a whole number 1…100000, not \"0\""),
+            (["--monitor-limit", "0"], "region-monitor: --monitor-limit must be a whole number 1…100000, not \"0\""),
+            (["--hysteresis-meters", "-1"], "region-monitor: --hysteresis-meters must be a number ≥ 0, not \"-1\""),
+            (["--monitor", "lunch"], "region-monitor: unknown flag --monitor (see --help)"),
+        ]
+        for (arguments, refusal) in kinds {
+            let error = #expect(throws: ConfigurationError.self, "\(arguments)") {
+                try Configuration(program: "region-monitor", specs: RegionMonitorSettings.specs, arguments: arguments, environment: [:])
+            }
+            #expect(error?.message == refusal)
         }
         let sharded = try RegionMonitorSettings(Configuration(program: "region-monitor", specs: RegionMonitorSettings.specs,
                                                               arguments: ["--shards", "2", "--shard", "1"], environment: [:]))

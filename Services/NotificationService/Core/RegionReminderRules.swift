@@ -1,3 +1,4 @@
+import Campus
 import Foundation
 import Messages
 
@@ -18,8 +19,8 @@ public enum RegionReminderRules {
     /// Whether a region event means "this device arrived at this café": the campus monitor's
     /// condition named by the café id became satisfied. Other monitors' identifiers mean what
     /// their owners say, and `.area` circles are far wider than a café.
-    public static func arrivalCafe(_ event: RegionEvent, campusMonitor: String = "campus") -> String? {
-        guard event.monitor == campusMonitor, event.state == .satisfied, !event.identifier.contains(".") else { return nil }
+    public static func arrivalCafe(_ event: RegionEvent) -> String? {
+        guard event.monitor == CampusCatalog.monitorName, event.state == .satisfied, !event.identifier.contains(".") else { return nil }
         return event.identifier
     }
 

@@ -3,33 +3,23 @@ import Messages
 import NotifyCore
 import ServiceRuntime
 
-/// Order and region events, applied inside the follower's transaction with its cursor, and the
-/// pickup-reminder timer.
+/// Order and region events, applied inside the follower's transaction with its cursor (the
+/// follower has already skipped an event id applied before), and the pickup-reminder timer.
 extension NotifyService {
     func consume(_ envelope: Envelope) throws {
         switch envelope.body {
         case .order(let event):
-            guard try firstTime(envelope) else { return }
             try order(envelope.type, event)
         case .region(let event):
             guard let cafeId = RegionReminderRules.arrivalCafe(event) else { return }
             let reminders = try store.activeReminders(deviceId: event.deviceId, cafeId: cafeId)
-            guard !reminders.isEmpty, try firstTime(envelope) else { return }
+            guard !reminders.isEmpty else { return }
             try arrival(event, cafeId: cafeId, reminders: reminders, eventId: envelope.id)
         case .nearest, .purged:
             break  // region-monitor's other events: nothing to notify
         default:
             throw ServiceError(.unknownType, "notification-service does not consume \(envelope.type.rawValue)")
         }
-    }
-
-    /// False when the event was applied before (the same event again under another seq or
-    /// source: a republished or replayed copy); its id is remembered in the effect's transaction.
-    private func firstTime(_ envelope: Envelope) throws -> Bool {
-        if try store.markProcessed(eventId: envelope.id, at: now) { return true }
-        deduplicated += 1
-        host.logger.info("event already applied, skipped", ["event.id": envelope.id, "event.type": envelope.type.rawValue, "event.source": envelope.source])
-        return false
     }
 
     private func order(_ type: EventType, _ event: OrderEvent) throws {

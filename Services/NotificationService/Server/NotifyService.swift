@@ -20,7 +20,6 @@ public final class NotifyService {
     /// How long what is over (notifications, ended reminders) is kept.
     let retention: NotificationRetention
     /// Events skipped because their id was already applied (since start), for health.
-    var deduplicated = 0
     /// Rows deleted by retention since start, for health.
     var pruned = 0
 
@@ -52,14 +51,9 @@ public final class NotifyService {
         host.router.on(Op.reminderCancel, CancelReminder.self) { [unowned self] in try self.cancelReminder($0) }
         // Pickup reminders live in SQLite, so a restart neither loses nor repeats one.
         host.reactor.every(tickSeconds, name: "reminders.pickup") { [unowned self] in try self.sendDuePickupReminders() }
-        host.reactor.every(3600, name: "processed.prune") { [unowned self] in
-            // Replays reach back as far as publishers keep their outbox (7 days); ids older than that cannot come back.
-            try self.store.forgetProcessed(before: self.now.adding(seconds: -8 * 24 * 3600))
-        }
         host.reactor.every(3600, name: "retention.prune") { [unowned self] in try self.pruneExpired() }
         host.addHealthDetails { [unowned self] in
             store.healthCounts().merging([
-                "events.deduplicated": "\(deduplicated)",
                 "retention.days": "\(retention.days)",
                 "retention.pruned": "\(pruned)",
             ]) { stored, _ in stored }

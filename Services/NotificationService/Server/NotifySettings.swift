@@ -29,13 +29,13 @@ public struct NotifySettings: Sendable, Equatable {
     public static var specs: [OptionSpec] {
         let defaults = NotifySettings()
         return ServiceHost.commonSpecs(service: program, listenPort: listenPort) + [
-            OptionSpec("pickup-reminder-lead-seconds", .number, default: optionText(defaults.pickupReminderLeadSeconds),
-                       help: "how long before its pickup window starts an accepted order's customer is reminded (0: no pickup reminders)"),
+            .seconds("pickup-reminder-lead-seconds", .nonNegative, default: defaults.pickupReminderLeadSeconds,
+                     help: "how long before its pickup window starts an accepted order's customer is reminded (0: no pickup reminders)"),
             OptionSpec("campus", .path, default: defaults.campus,
                        help: "the campus catalog: café names for reminder titles and the café ids reminders may name (without it, names are learned from orders and any id is taken)"),
-            OptionSpec("reminder-tick-seconds", .number, default: optionText(defaults.reminderTickSeconds), help: "how often due pickup reminders are looked for"),
-            OptionSpec("retention-days", .integer, default: "\(defaults.retentionDays)", range: NotificationRetention.allowedDays,
-                       help: "notifications (delivered and undeliverable) and ended reminders older than this many days are deleted, at start and hourly (\(NotificationRetention.allowedDays.lowerBound)…\(NotificationRetention.allowedDays.upperBound))"),
+            .seconds("reminder-tick-seconds", default: defaults.reminderTickSeconds, help: "how often due pickup reminders are looked for"),
+            .count("retention-days", NotificationRetention.allowedDays, default: defaults.retentionDays,
+                   help: "notifications (delivered and undeliverable) and ended reminders older than this many days are deleted, at start and hourly (\(NotificationRetention.allowedDays.lowerBound)…\(NotificationRetention.allowedDays.upperBound))"),
         ]
     }
 
@@ -59,10 +59,5 @@ public struct NotifySettings: Sendable, Equatable {
             fatalError("--retention-days was checked against NotificationRetention.allowedDays by the configuration")
         }
         return retention
-    }
-
-    /// A number as `--help` shows it: whole numbers without a fraction.
-    static func optionText(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -86,4 +86,9 @@ extension NotifyStore {
             CREATE INDEX region_reminders_ended ON region_reminders (ended_ms);
             """),
     ]
+
+    /// The service's own event-id table retired: ids are deduped once for every consumer, by the
+    /// runtime's StreamFollower. A step of its own (not migration 4 of the tables above), so the
+    /// service's schema version still counts the tables it has.
+    static let retiredTables = [Migration(1, "DROP TABLE IF EXISTS processed_events;")]
 }

@@ -4,8 +4,8 @@ import NotifyCore
 import SQLite
 
 /// All of notification-service's SQL: its schema, and every read and write of device
-/// registrations, notifications and the café names learned from orders (reminders, retention and
-/// the processed-event ids are in extensions). Rows become records here and nowhere else. Writes
+/// registrations, notifications and the café names learned from orders (reminders and retention
+/// are in extensions). Rows become records here and nowhere else. Writes
 /// run inside the caller's transaction (`ServiceHost.write` or the follower's), except retention's
 /// batches, which commit one by one.
 final class NotifyStore {
@@ -18,6 +18,7 @@ final class NotifyStore {
     /// Brings the file to the current schema.
     func migrate() throws {
         try db.migrate("notification-service", Self.migrations)
+        try db.migrate("notification-service.retired", Self.retiredTables)
     }
 
     // MARK: Devices

@@ -1,16 +1,14 @@
+import Campus
 import Messages
 
 /// What a customer does to their orders without changing their state: walking into the café
 /// (the kitchen sees "customer here") and a guest signing in on the phone their App Clip ordered
 /// from (the orders move to the account).
 public enum OrderCustomerEvents {
-    /// The campus monitor: its beacon conditions are named by café id.
-    public static let campusMonitor = "campus"
-
     /// The café a region event says the device entered; nil for anything else. Only the campus
     /// monitor's satisfied conditions count: another monitor's identifiers mean what its owner says.
     public static func arrivalCafe(_ event: RegionEvent) -> String? {
-        guard event.state == .satisfied, event.monitor == campusMonitor else { return nil }
+        guard event.state == .satisfied, event.monitor == CampusCatalog.monitorName else { return nil }
         return event.identifier
     }
 

@@ -7,13 +7,7 @@ import ServiceRuntime
 // Answers the client API; consumes region and kitchen events; publishes order events.
 
 let config = loadConfiguration(program: OrderSettings.program, summary: OrderSettings.summary, specs: OrderSettings.specs)
-let settings: OrderSettings
-do {
-    settings = try OrderSettings(config)
-} catch {
-    FileHandle.standardError.write(Data("\(error)\n".utf8))
-    exit(2)
-}
+let settings = OrderSettings(config)
 do {
     let catalog = try CampusCatalog.load(path: settings.campus)
     let host = try ServiceHost(service: OrderSettings.program, config: config)

@@ -25,50 +25,26 @@ public struct OrderSettings: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// Every option order-service reads: the common ones, then its own.
+    /// Every option order-service reads: the common ones, then its own. The kinds check every range.
     public static var specs: [OptionSpec] {
         let defaults = OrderSettings()
         return ServiceHost.commonSpecs(service: program, listenPort: listenPort) + [
             OptionSpec("campus", .path, default: defaults.campus, help: "the campus catalog (cafés, hours, pickup windows, menus)"),
-            OptionSpec("reservation-hold-seconds", .number, default: optionText(defaults.reservationHoldSeconds),
-                       help: "how long a reserved pickup place is held for an order"),
-            OptionSpec("region-endpoints", .string, default: defaults.regionEndpoints.joined(separator: ","),
+            .seconds("reservation-hold-seconds", default: defaults.reservationHoldSeconds, help: "how long a reserved pickup place is held for an order"),
+            OptionSpec("region-endpoints", .endpointList, default: defaults.regionEndpoints.joined(separator: ","),
                        help: "region-monitor's request sockets, comma-separated, one per device shard in shard order (nearest cafés for the menu, App Clip location confirmation)"),
-            OptionSpec("region-timeout-ms", .integer, default: "\(defaults.regionTimeoutMilliseconds)", help: "how long an App Clip order or a menu waits for region-monitor"),
-            OptionSpec("region-retry-seconds", .number, default: optionText(defaults.regionRetrySeconds),
-                       help: "after region-monitor did not answer, how long App Clip orders and menus skip asking it (refused at once / next menu rule)"),
+            .count("region-timeout-ms", 1...60_000, default: defaults.regionTimeoutMilliseconds, help: "how long an App Clip order or a menu waits for region-monitor"),
+            .seconds("region-retry-seconds", .nonNegative, default: defaults.regionRetrySeconds,
+                     help: "after region-monitor did not answer, how long App Clip orders and menus skip asking it (refused at once / next menu rule)"),
         ]
     }
 
-    /// The settings in `config` (loaded against `specs`). `--region-endpoints` must be ZeroMQ
-    /// endpoints: the option mechanism checks only that it is not empty.
-    public init(_ config: Configuration) throws(InvalidSetting) {
+    /// The settings in `config` (loaded against `specs`, whose kinds checked every value).
+    public init(_ config: Configuration) {
         campus = config.string("campus")
         reservationHoldSeconds = config.double("reservation-hold-seconds")
-        let endpoints = config.string("region-endpoints")
-        regionEndpoints = endpoints.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
-        if regionEndpoints.isEmpty || !regionEndpoints.allSatisfy({ ["tcp://", "ipc://", "inproc://"].contains(where: $0.hasPrefix) }) {
-            throw InvalidSetting("\(Self.program): --region-endpoints must be ZeroMQ endpoints separated by commas, not \"\(endpoints)\"")
-        }
+        regionEndpoints = config.list("region-endpoints")
         regionTimeoutMilliseconds = config.int("region-timeout-ms")
         regionRetrySeconds = config.double("region-retry-seconds")
     }
-
-    /// A number as `--help` shows it: whole numbers without a fraction.
-    static func optionText(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
-}
-
-/// A setting the option mechanism let through but the service cannot use. `main` prints it on
-/// one line and exits 2, as for any other bad option.
-public struct InvalidSetting: Error, Sendable, CustomStringConvertible {
-    public let message: String
-
-    /// The refusal, already naming the program and the option.
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
 }

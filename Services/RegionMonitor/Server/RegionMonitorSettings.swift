@@ -1,3 +1,4 @@
+import Campus
 import Foundation
 import RegionMonitorCore
 import ServiceRuntime
@@ -10,8 +11,8 @@ public struct RegionMonitorSettings: Sendable, Equatable {
 
     /// The campus catalog's path.
     public var campus = "deploy/campus.json"
-    /// The built-in monitor holding the campus conditions.
-    public var monitor = "campus"
+    /// The built-in monitor holding the campus conditions: one name, shared with the services that read its events.
+    public let monitor = CampusCatalog.monitorName
     /// Where beacon-ingest pushes location fixes.
     public var fixListen = "tcp://127.0.0.1:7425"
     /// How often the timer fires exits and dwell times.
@@ -29,52 +30,41 @@ public struct RegionMonitorSettings: Sendable, Equatable {
     /// `s<shard>` for topics and source names of one shard; empty for every shard.
     public var shardTag: String { shard.isEmpty ? "" : "s\(shard)" }
 
-    /// Every option region-monitor reads, with its default and help.
+    /// Every option region-monitor reads, with its default and help. The kinds check every range.
     public static var specs: [OptionSpec] {
         let d = RegionMonitorSettings()
         return ServiceHost.commonSpecs(service: "region-monitor", listenPort: listenPort) + [
             OptionSpec("campus", .path, default: d.campus, help: "the campus catalog: per café a beacon condition <id> and an area condition <id>.area"),
-            OptionSpec("monitor", .string, default: d.monitor, help: "the name of the built-in monitor holding the campus conditions"),
             OptionSpec("fix-listen", .endpoint, default: d.fixListen, help: "where beacon-ingest pushes location fixes (a direct channel: fixes never cross the bus)"),
-            OptionSpec("beacon-exit-seconds", .number, default: text(d.engine.exitTimeout),
-                       help: "a beacon condition becomes unsatisfied after this long without a matching sighting (unless it names its own)"),
-            OptionSpec("hysteresis-meters", .number, default: text(d.engine.hysteresis),
+            .seconds("beacon-exit-seconds", default: d.engine.exitTimeout,
+                     help: "a beacon condition becomes unsatisfied after this long without a matching sighting (unless it names its own)"),
+            OptionSpec("hysteresis-meters", .measure(.nonNegative), default: OptionSpec.format(d.engine.hysteresis),
                        help: "leaving a circle needs a fix this far beyond its radius, uncertainty included (unless it names its own)"),
-            OptionSpec("dwell-seconds", .number, default: text(d.engine.dwell),
-                       help: "a device must be inside a circle this long before it is satisfied (unless it names its own)"),
-            OptionSpec("nearest-freshness-seconds", .number, default: text(d.engine.nearestFreshness), help: "how long a near/immediate sighting decides the nearest beacon"),
-            OptionSpec("tick-seconds", .number, default: text(d.tickSeconds), help: "how often the timer fires exits and dwell times"),
-            OptionSpec("condition-limit", .integer, default: "\(d.engine.conditionLimit)", help: "the most conditions one monitor may hold (monitor.conditionLimitExceeded beyond)"),
-            OptionSpec("monitor-limit", .integer, default: "\(d.engine.monitorLimit)", help: "the most monitors besides the campus one"),
-            OptionSpec("confirm-window-seconds", .number, default: text(d.engine.confirmWindow), help: "a fix confirms where a code was acquired only this close in time to it"),
-            OptionSpec("fix-retention-seconds", .number, default: text(d.engine.fixRetention), help: "fixes are kept this long, then deleted"),
-            OptionSpec("shards", .integer, default: "\(d.shards)", help: "number of device shards, as beacon-ingest publishes them"),
+            .seconds("dwell-seconds", .nonNegative, default: d.engine.dwell,
+                     help: "a device must be inside a circle this long before it is satisfied (unless it names its own)"),
+            .seconds("nearest-freshness-seconds", default: d.engine.nearestFreshness, help: "how long a near/immediate sighting decides the nearest beacon"),
+            .seconds("tick-seconds", default: d.tickSeconds, help: "how often the timer fires exits and dwell times"),
+            .count("condition-limit", 1...100_000, default: d.engine.conditionLimit, help: "the most conditions one monitor may hold (monitor.conditionLimitExceeded beyond)"),
+            .count("monitor-limit", 1...100_000, default: d.engine.monitorLimit, help: "the most monitors besides the campus one"),
+            .seconds("confirm-window-seconds", default: d.engine.confirmWindow, help: "a fix confirms where a code was acquired only this close in time to it"),
+            .seconds("fix-retention-seconds", default: d.engine.fixRetention, help: "fixes are kept this long, then deleted"),
+            .count("shards", 1...256, default: d.shards, help: "number of device shards, as beacon-ingest publishes them"),
             OptionSpec("shard", .string, default: d.shard, help: "the shard this instance owns, 0…shards-1: it consumes only that shard's topics (empty: every shard)"),
         ]
     }
 
-    /// Reads the settings from configuration read with `specs`, refusing what the option kinds
-    /// let through but the service cannot use (checked in this order; the first refusal wins).
+    /// Reads the settings from configuration read with `specs` (whose kinds have checked every
+    /// range), refusing a `--shard` that is not one of `--shards`.
     public init(_ config: Configuration) throws(RegionSettingsError) {
-        let shards = max(1, config.int("shards"))
+        let shards = config.int("shards")
         let shard = config.string("shard")
         if !shard.isEmpty, Int(shard).map({ !(0..<shards).contains($0) }) ?? true {
-            throw RegionSettingsError("--shard must be empty or 0…\(shards - 1), not \"\(shard)\"")
-        }
-        for name in ["beacon-exit-seconds", "nearest-freshness-seconds", "tick-seconds", "confirm-window-seconds", "fix-retention-seconds"] where !(config.double(name) > 0) {
-            throw RegionSettingsError("--\(name) must be more than 0")
-        }
-        for name in ["hysteresis-meters", "dwell-seconds"] where !(config.double(name) >= 0) {
-            throw RegionSettingsError("--\(name) must be 0 or more")
-        }
-        for name in ["condition-limit", "monitor-limit"] where config.int(name) < 1 {
-            throw RegionSettingsError("--\(name) must be 1 or more")
+            throw RegionSettingsError("--shard must be empty or 0…\(shards - 1), not \"\(shard.prefix(64))\"")
         }
         campus = config.string("campus")
-        monitor = config.string("monitor")
         fixListen = config.string("fix-listen")
         tickSeconds = config.double("tick-seconds")
-        self.shards = config.int("shards")
+        self.shards = shards
         self.shard = shard
         engine.exitTimeout = config.double("beacon-exit-seconds")
         engine.hysteresis = config.double("hysteresis-meters")
@@ -84,11 +74,6 @@ public struct RegionMonitorSettings: Sendable, Equatable {
         engine.fixRetention = config.double("fix-retention-seconds")
         engine.conditionLimit = config.int("condition-limit")
         engine.monitorLimit = config.int("monitor-limit")
-    }
-
-    /// A default as `--help` shows it: whole numbers without a fraction ("30", not "30.0").
-    private static func text(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
     }
 }
 

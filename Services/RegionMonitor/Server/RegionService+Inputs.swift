@@ -46,9 +46,9 @@ extension RegionService {
         guard !effects.isEmpty else { return }
         try host.write {
             for event in effects.events {
+                let body = try host.emitKeepingBody(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event)).body
                 // A purged device's records are deleted below: their last events are only announced.
-                if effects.purged == nil { try store.saveRecord(event) }
-                try host.emit(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event))
+                if effects.purged == nil { try store.saveRecord(event, lastEvent: body) }
             }
             for value in effects.nearest {
                 try store.saveNearest(value)

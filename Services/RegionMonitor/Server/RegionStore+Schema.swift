@@ -4,7 +4,7 @@ import SQLite
 extension RegionStore {
     /// Version 1: records, nearest answers, device statuses and each device's last fix. Version 2:
     /// monitors and conditions from the request socket, recent fixes instead of the last one, and
-    /// each device's precision.
+    /// each device's precision. Version 3: no refinement column.
     static let migrations = [
         Migration(1, """
             CREATE TABLE records (
@@ -55,5 +55,8 @@ extension RegionStore {
             CREATE INDEX fixes_time ON fixes (observed_ms);
             ALTER TABLE devices ADD COLUMN precise INTEGER NOT NULL DEFAULT 1;
             """),
+        // A record keeps its last event as the envelope carried it (encoded once); the refinement
+        // inside it made the separate column a third copy that nothing read.
+        Migration(3, "ALTER TABLE records DROP COLUMN refinement;"),
     ]
 }

@@ -123,15 +123,13 @@ final class RegionStore {
 
     // MARK: Records and nearest answers
 
-    /// Stores a record as its event left it.
-    func saveRecord(_ event: RegionEvent) throws {
+    /// Stores a record as its event left it: `lastEvent` is the event's JSON as its envelope
+    /// carries it, so the event is encoded once.
+    func saveRecord(_ event: RegionEvent, lastEvent: Data) throws {
         try db.run("""
-            INSERT INTO records (monitor, identifier, device_id, state, refinement, last_event) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, refinement = excluded.refinement,
-                last_event = excluded.last_event
-            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue,
-            event.refinement.map { String(decoding: Wire.encode($0), as: UTF8.self) },
-            String(decoding: Wire.encode(event), as: UTF8.self))
+            INSERT INTO records (monitor, identifier, device_id, state, last_event) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, last_event = excluded.last_event
+            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue, String(decoding: lastEvent, as: UTF8.self))
     }
 
     func deleteRecord(monitor: String, identifier: String, deviceId: String) throws {
