@@ -83,14 +83,17 @@ public final class NotifyService {
     func notify(_ subject: NotificationSubject, deviceId: String, onceKey: String) throws -> DeviceNotification? {
         let notification = composer.compose(subject, deviceId: deviceId, registration: try store.registration(deviceId),
                                              notificationId: "ntf_" + UUID().uuidString.lowercased(), now: now)
-        guard try store.insert(notification, onceKey: onceKey) else { return nil }
+        guard try !store.hasNotification(deviceId: deviceId, kind: notification.kind, onceKey: onceKey) else { return nil }
+        let emitted: Data
         if let reason = notification.undeliverableReason {
             host.logger.info("notification not delivered", ["device.id": deviceId, "notification.kind": notification.kind.rawValue,
                                                             "notification.collapseId": notification.collapseId, "reason": reason])
-            try host.emit(.notifyUndeliverable, topic: Topic.notifyUndeliverable, stream: "notify", .notification(notification))
+            emitted = try host.emitKeepingBody(.notifyUndeliverable, topic: Topic.notifyUndeliverable, stream: "notify", .notification(notification)).body
         } else {
-            try host.emit(.notifyDelivery, topic: Topic.notifyDelivery(device: deviceId), stream: "notify", .notification(notification))
+            emitted = try host.emitKeepingBody(.notifyDelivery, topic: Topic.notifyDelivery(device: deviceId), stream: "notify", .notification(notification)).body
         }
+        // The inbox keeps the notification as its event carried it: encoded once.
+        try store.insert(notification, body: emitted, onceKey: onceKey)
         return notification
     }
 }

@@ -52,16 +52,20 @@ final class NotifyStore {
 
     // MARK: Notifications
 
-    /// Stores a notification unless the device already has one of its kind under `onceKey`;
-    /// false when it had (the new one collapses into it).
-    func insert(_ notification: DeviceNotification, onceKey: String) throws -> Bool {
+    /// Whether the device already has a notification of `kind` under `onceKey` (a new one collapses into it).
+    func hasNotification(deviceId: String, kind: NotificationKind, onceKey: String) throws -> Bool {
+        try !db.query("SELECT 1 AS found FROM notifications WHERE device_id = ? AND kind = ? AND once_key = ?", deviceId, kind.rawValue, onceKey).isEmpty
+    }
+
+    /// Stores a notification whose JSON (`body`, as its event carried it) is what the inbox serves.
+    /// The caller has checked with `hasNotification` in the same transaction.
+    func insert(_ notification: DeviceNotification, body: Data, onceKey: String) throws {
         try db.run("""
             INSERT INTO notifications (notification_id, device_id, kind, collapse_id, once_key, body, delivered, reason, created_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, notification.notificationId, notification.deviceId, notification.kind.rawValue, notification.collapseId, onceKey,
-                   String(decoding: Wire.encode(notification), as: UTF8.self), notification.undeliverableReason == nil, notification.undeliverableReason,
+                   String(decoding: body, as: UTF8.self), notification.undeliverableReason == nil, notification.undeliverableReason,
                    notification.createdAt.milliseconds)
-        return db.changes == 1
     }
 
     /// Where a device's notification sits in its inbox; nil when the device has no such notification.

@@ -51,8 +51,8 @@ extension RegionService {
                 if effects.purged == nil { try store.saveRecord(event, lastEvent: body) }
             }
             for value in effects.nearest {
-                try store.saveNearest(value)
-                try host.emit(.regionNearest, topic: Topic.regionNearest, stream: "region", .nearest(value))
+                let body = try host.emitKeepingBody(.regionNearest, topic: Topic.regionNearest, stream: "region", .nearest(value)).body
+                try store.saveNearest(value, json: body)
             }
             if let purged = effects.purged {
                 try store.deleteLocation(deviceId: purged.deviceId)

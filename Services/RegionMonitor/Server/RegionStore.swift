@@ -136,13 +136,13 @@ final class RegionStore {
         try db.run("DELETE FROM records WHERE monitor = ? AND identifier = ? AND device_id = ?", monitor, identifier, deviceId)
     }
 
-    /// Stores a device's nearest beacon; a cleared one (no beacon) deletes its row.
-    func saveNearest(_ value: NearestBeacon) throws {
+    /// Stores a device's nearest beacon as its event carried it (`json`); a cleared one (no beacon) deletes its row.
+    func saveNearest(_ value: NearestBeacon, json: Data) throws {
         if value.beacon == nil {
             try db.run("DELETE FROM nearest WHERE device_id = ?", value.deviceId)
         } else {
             try db.run("INSERT INTO nearest (device_id, value) VALUES (?, ?) ON CONFLICT(device_id) DO UPDATE SET value = excluded.value",
-                       value.deviceId, String(decoding: Wire.encode(value), as: UTF8.self))
+                       value.deviceId, String(decoding: json, as: UTF8.self))
         }
     }
 
