@@ -17,8 +17,39 @@ public enum EnvelopeFrame {
         }
     }
 
-    /// The index just past the JSON object, array or string starting at `start`.
+    /// The bytes of the member `key` of a JSON object this process encoded (an event body): the
+    /// order snapshot inside an order event, to store as the event carried it. Nil when absent.
+    public static func member(_ key: String, of object: Data) -> Data? {
+        let wanted = Array("\"\(key)\":".utf8)
+        return object.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Data? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard bytes.first == UInt8(ascii: "{") else { return nil }
+            var index = 1
+            while index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                // A key, then its value; keys of our own types are plain words without escapes.
+                guard let keyEnd = (index + 1..<bytes.count).first(where: { bytes[$0] == UInt8(ascii: "\"") }),
+                      keyEnd + 1 < bytes.count, bytes[keyEnd + 1] == UInt8(ascii: ":"),
+                      let valueEnd = endOfValue(bytes, from: keyEnd + 2) else { return nil }
+                if keyEnd + 2 - index == wanted.count, bytes[index..<keyEnd + 2].elementsEqual(wanted) {
+                    return Data(bytes[keyEnd + 2..<valueEnd])
+                }
+                guard valueEnd < bytes.count, bytes[valueEnd] == UInt8(ascii: ",") else { return nil }
+                index = valueEnd + 1
+            }
+            return nil
+        }
+    }
+
+    /// The index just past the JSON value starting at `start`: an object, array or string, or a
+    /// number or literal (which ends at the next `,`, `}` or `]`).
     private static func endOfValue(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        let first = bytes[start]
+        if first != UInt8(ascii: "{"), first != UInt8(ascii: "["), first != UInt8(ascii: "\"") {
+            var index = start
+            while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]) { index += 1 }
+            return index > start ? index : nil
+        }
         var depth = 0, index = start, inString = false
         while index < bytes.count {
             let byte = bytes[index]

@@ -164,3 +164,25 @@ struct EnvelopeFrameTests {
         #expect(EnvelopeFrame.body(of: Data(text.utf8)) == nil)
     }
 }
+
+@Suite("Envelope frame members")
+struct EnvelopeFrameMemberTests {
+    @Test("a member of an encoded body is exactly the member encoded alone")
+    func orderSnapshot() throws {
+        guard case .order(let event) = Samples.body(for: .orderReady) else { Issue.record("not an order body"); return }
+        let body = Wire.encode(event)
+        #expect(EnvelopeFrame.member("order", of: body) == Wire.encode(event.order))
+        #expect(EnvelopeFrame.member("at", of: body) == Wire.encode(event.at))
+        #expect(EnvelopeFrame.member("missing", of: body) == nil)
+    }
+
+    @Test("scalars, nested values and strings with braces are skipped whole", arguments: [
+        (#"{"a":1,"b":{"c":"}"},"d":[1,{"e":2}],"f":true}"#, "f", "true"),
+        (#"{"a":1,"b":{"c":"}"},"d":[1,{"e":2}],"f":true}"#, "d", #"[1,{"e":2}]"#),
+        (#"{"a":"x\"y","b":null}"#, "b", "null"),
+        (#"{"a":-1.5e3}"#, "a", "-1.5e3"),
+    ])
+    func members(object: String, key: String, value: String) {
+        #expect(EnvelopeFrame.member(key, of: Data(object.utf8)) == Data(value.utf8))
+    }
+}

@@ -110,10 +110,13 @@ extension OrderService {
     /// order as it now is.
     @discardableResult
     func apply(_ effects: OrderEffects) throws -> OrderSnapshot {
-        try store.save(effects)
+        // The row keeps the snapshot as the event announcing it carried it: encoded once.
+        var snapshot: Data?
         for emission in effects.events {
-            try host.emit(emission.type, topic: emission.topic, stream: "order", .order(emission.event))
+            let body = try host.emitKeepingBody(emission.type, topic: emission.topic, stream: "order", .order(emission.event)).body
+            if emission.event.order == effects.order { snapshot = EnvelopeFrame.member("order", of: body) }
         }
+        try store.save(effects, snapshot: snapshot)
         return effects.order
     }
 

@@ -50,17 +50,19 @@ final class OrderStore {
 
     /// Writes what a decision did: the order (inserted when new, with its payment token, and its
     /// reservation marked used; updated otherwise), a released reservation, the audit rows and the
-    /// user's last café. The events are the caller's to emit in the same transaction.
-    func save(_ effects: OrderEffects) throws {
+    /// user's last café. The events are the caller's to emit in the same transaction; `snapshot` is
+    /// the order's JSON as the last of them carried it (nil: encoded here).
+    func save(_ effects: OrderEffects, snapshot: Data? = nil) throws {
         let order = effects.order
+        let json = snapshot.map { String(decoding: $0, as: UTF8.self) } ?? Self.json(order)
         if let placement = effects.placement {
             try db.run("INSERT INTO orders (order_id, cafe_id, user_id, device_id, state, snapshot, payment_token, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       order.orderId, order.cafeId, order.userId, order.deviceId, order.state.rawValue, Self.json(order), placement.paymentToken,
+                       order.orderId, order.cafeId, order.userId, order.deviceId, order.state.rawValue, json, placement.paymentToken,
                        effects.at.milliseconds, effects.at.milliseconds)
             try db.run("UPDATE reservations SET status = 'used', order_id = ? WHERE reservation_id = ?", order.orderId, placement.reservationId)
         } else {
             try db.run("UPDATE orders SET user_id = ?, state = ?, snapshot = ?, updated_ms = ? WHERE order_id = ?",
-                       order.userId, order.state.rawValue, Self.json(order), effects.at.milliseconds, order.orderId)
+                       order.userId, order.state.rawValue, json, effects.at.milliseconds, order.orderId)
         }
         if effects.releasesReservation {
             try db.run("UPDATE reservations SET status = 'released' WHERE order_id = ?", order.orderId)
