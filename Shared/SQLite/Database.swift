@@ -9,12 +9,20 @@ public final class Database {
     private var cache: [String: Statement] = [:]
     private var transactionDepth = 0
     private var observers: [WeakTransactionObserver] = []
+    /// The last failure of the storage itself (disk full, I/O, corruption), cleared by the next
+    /// commit that succeeds; a constraint or a programming error is not one.
+    public private(set) var storageFailure: SQLiteError?
+    /// Corruption was reported on this connection: it does not heal by itself.
+    public private(set) var corruptionSeen = false
+    /// `sqlite3_total_changes` when the outermost transaction began: a commit that wrote rows
+    /// proves the storage works again, an empty one does not.
+    private var changesAtBegin: Int64 = 0
 
-    /// Opens (creating if needed) the database at `path` in WAL mode, waiting up to
-    /// `busyTimeoutMilliseconds` for locks held by other connections.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
+    /// Opens (creating it when `create` and it does not exist) the database at `path` in WAL
+    /// mode, waiting up to `busyTimeoutMilliseconds` for locks held by other connections.
+    public init(path: String, create: Bool = true, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &connection, flags, nil)
         guard rc == SQLITE_OK, let connection else {
             let error = SQLiteError(code: rc, connection: connection, context: "open \(path)")
@@ -29,6 +37,42 @@ public final class Database {
         // NORMAL is durable across process crashes in WAL mode (only an OS crash can lose the last commit).
         try execute("PRAGMA synchronous=NORMAL")
         try execute("PRAGMA foreign_keys=ON")
+        // The WAL is reused, not shrunk: without a limit one burst leaves it at its largest for
+        // good, and a small volume fills from the log alone. Checkpoint every 256 pages (1 MiB)
+        // and truncate the log to 1 MiB after each.
+        try execute("PRAGMA wal_autocheckpoint=256")
+        try execute("PRAGMA journal_size_limit=1048576")
+    }
+
+    /// SQLite's `PRAGMA quick_check`: nil when the file is sound, else what is wrong (first lines).
+    /// Damage bad enough that the check itself stops is reported as a problem, not thrown.
+    public func quickCheckProblems() throws(SQLiteError) -> String? {
+        do {
+            let lines = try query("PRAGMA quick_check").map { $0.string("quick_check") }
+            return lines == ["ok"] ? nil : lines.prefix(5).joined(separator: "; ")
+        } catch where error.isCorruption {
+            return error.message
+        }
+    }
+
+    /// Caps the file at `megabytes` (`max_page_count`): a write that needs more fails with
+    /// SQLITE_FULL, exactly as on a full disk.
+    public func limitSize(megabytes: Int) throws(SQLiteError) {
+        let pageSize = try query("PRAGMA page_size").first?.int("page_size") ?? 4096
+        try execute("PRAGMA max_page_count=\(max(1, megabytes * 1_048_576 / max(pageSize, 512)))")
+    }
+
+    /// Copies the WAL into the database and truncates it to zero bytes (after a burst, when idle).
+    public func checkpoint() throws(SQLiteError) {
+        guard !inTransaction else { return }
+        try execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Remembers a failure of the storage itself for health; passes any error through.
+    private func noted(_ error: SQLiteError) -> SQLiteError {
+        if error.isStorageFailure { storageFailure = error }
+        if error.isCorruption { corruptionSeen = true }
+        return error
     }
 
     /// The journal mode in effect ("wal" after a successful open of a file database).
@@ -49,7 +93,7 @@ public final class Database {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
             sqlite3_free(message)
-            throw SQLiteError(code: rc, message: text, context: sql)
+            throw noted(SQLiteError(code: rc, message: text, context: sql))
         }
     }
 
@@ -64,16 +108,24 @@ public final class Database {
 
     /// Runs a statement with positional parameters; returns no rows.
     public func run(_ sql: String, _ values: SQLiteBindable...) throws(SQLiteError) {
-        let statement = try prepare(sql)
-        try statement.bind(values.map(\.sqliteValue))
-        try statement.run()
+        do {
+            let statement = try prepare(sql)
+            try statement.bind(values.map(\.sqliteValue))
+            try statement.run()
+        } catch {
+            throw noted(error)
+        }
     }
 
     /// Runs a query with positional parameters and returns its rows.
     public func query(_ sql: String, _ values: SQLiteBindable...) throws(SQLiteError) -> [Row] {
-        let statement = try prepare(sql)
-        try statement.bind(values.map(\.sqliteValue))
-        return try statement.rows()
+        do {
+            let statement = try prepare(sql)
+            try statement.bind(values.map(\.sqliteValue))
+            return try statement.rows()
+        } catch {
+            throw noted(error)
+        }
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
@@ -81,6 +133,9 @@ public final class Database {
 
     /// The rowid of the last INSERT on this connection.
     public var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+
+    /// Rows changed on this connection since it opened.
+    var totalChanges: Int64 { handle.map { Int64(sqlite3_total_changes($0)) } ?? 0 }
 
     /// Whether a transaction is open on this connection.
     public var inTransaction: Bool { transactionDepth > 0 }
@@ -100,12 +155,14 @@ public final class Database {
         let savepoint = "sp\(depth)"
         // Prepared once and cached: a savepoint per message must not pay for parsing SQL.
         try run(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        if depth == 0 { changesAtBegin = totalChanges }
         transactionDepth += 1
         for entry in observers { entry.observer?.transactionBegan(depth: depth + 1) }
         do {
             let result = try body()
             try run(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
             transactionDepth -= 1
+            if depth == 0, totalChanges > changesAtBegin { storageFailure = nil }
             for entry in observers { entry.observer?.transactionCommitted(depth: depth + 1) }
             return result
         } catch {

@@ -27,5 +27,16 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another connection held the lock past the busy timeout.
     public var isBusy: Bool { primaryCode == SQLITE_BUSY }
 
+    /// The storage itself failed (disk full, I/O error, corruption, read-only, locked past the
+    /// timeout): the same change may succeed later, so it is retried, never dead-lettered.
+    public var isStorageFailure: Bool {
+        [SQLITE_FULL, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_NOMEM, SQLITE_PROTOCOL,
+         SQLITE_BUSY, SQLITE_LOCKED].contains(primaryCode)
+    }
+    /// The file is damaged or not a database.
+    public var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
+    /// The disk (or `max_page_count`) is full.
+    public var isFull: Bool { primaryCode == SQLITE_FULL }
+
     public var description: String { "\(context): \(message) (SQLite code \(code))" }
 }

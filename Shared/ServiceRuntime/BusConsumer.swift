@@ -18,6 +18,15 @@ public final class BusConsumer {
     private let deadLetters: DeadLetters
     private let maxMessageBytes: Int
     private var observers: [(Envelope) -> Void] = []
+    private let logger: Logger
+    /// After a batch the storage could not take: no event is applied before `retryAt`, and the
+    /// wait doubles (0.25 s … 5 s) until a batch commits. What arrives meanwhile is dropped here
+    /// and replayed from its publisher's outbox once a write works again.
+    private var retryAt: Double?
+    private var backoff = BusConsumer.firstBackoff
+    static let firstBackoff = 0.25, maxBackoff = 5.0
+    /// Messages dropped while waiting to retry (durable ones come again by replay).
+    public private(set) var droppedWhileRetrying = 0
 
     /// Subscribes to `prefixes` (and every heartbeat) on the bus's XPUB endpoint.
     public init(context: Context, busEndpoint: String, prefixes: [String], durableStreams: Set<String>, db: Database,
@@ -27,6 +36,7 @@ public final class BusConsumer {
         self.publisher = publisher
         self.deadLetters = deadLetters
         self.maxMessageBytes = maxMessageBytes
+        self.logger = logger
         socket = try Socket(context, .sub)
         try socket.setReceiveHighWaterMark(200_000)
         try socket.setLinger(milliseconds: 0)
@@ -60,20 +70,59 @@ public final class BusConsumer {
         details["replayed"] = "\(follower.replayedCount)"
         details["duplicates"] = "\(follower.duplicateCount)"
         details["events.deduplicated"] = "\(follower.seenAgainCount)"
+        for (source, count) in follower.shed { details["shed.\(source)"] = "\(count)" }
+        if droppedWhileRetrying > 0 { details["consumer.droppedWhileRetrying"] = "\(droppedWhileRetrying)" }
         return details
     }
 
+    /// Why this consumer is not keeping up: retrying after a storage failure, or a stream behind
+    /// its publisher for more than 10 s (a catch-up that keeps failing).
+    public var degradedReasons: [String] {
+        var reasons: [String] = []
+        if retryAt != nil { reasons.append("consumer.retrying") }
+        if !follower.streamsBehind(longerThan: 10).isEmpty { reasons.append("consumer.behind") }
+        return reasons
+    }
+
     private func drain() throws {
+        if let retryAt {
+            guard Reactor.monotonic() >= retryAt else { return dropWhileRetrying() }
+        }
         var more = true
         for _ in 0..<64 where more {
-            more = try db.transaction { try drainBatch(until: Reactor.monotonic() + 0.002) }
+            do {
+                more = try db.transaction { try drainBatch(until: Reactor.monotonic() + 0.002) }
+            } catch let error as SQLiteError where error.isStorageFailure {
+                // The batch rolled back, cursors with it: its events come again by replay.
+                return failed(error)
+            }
             publisher.flush()
             if follower.hasPendingCatchUps {
                 follower.runPendingCatchUps()
                 publisher.flush()
+                if let error = follower.storageFailure { return failed(error) }
                 more = true
             }
+            recovered()
         }
+    }
+
+    private func failed(_ error: SQLiteError) {
+        if retryAt == nil { logger.error("storage failed; consumed events will be replayed", ["error": "\(error)"]) }
+        retryAt = Reactor.monotonic() + backoff
+        backoff = min(backoff * 2, Self.maxBackoff)
+    }
+
+    private func recovered() {
+        guard retryAt != nil else { return }
+        retryAt = nil
+        backoff = Self.firstBackoff
+        logger.info("storage works again; consuming")
+    }
+
+    /// Empties the queue without applying (the reactor would otherwise wake for it at once).
+    private func dropWhileRetrying() {
+        while let frames = try? socket.tryReceiveMultipart() { _ = frames; droppedWhileRetrying += 1 }
     }
 
     /// Applies queued messages until the queue is empty (false), the deadline passes or a gap
@@ -90,13 +139,17 @@ public final class BusConsumer {
                 continue
             }
             let topic = String(decoding: frames[0], as: UTF8.self)
+            let envelope: Envelope
             do {
-                let envelope = try Wire.decodeEnvelope(frames[1], maxBytes: maxMessageBytes)
-                follower.receive(topic: topic, envelope: envelope, raw: frames[1])
-                for observer in observers { observer(envelope) }
+                envelope = try Wire.decodeEnvelope(frames[1], maxBytes: maxMessageBytes)
             } catch {
                 deadLetters.send(topic: topic, raw: frames[1], error: error)
+                continue
             }
+            if follower.receive(topic: topic, envelope: envelope, raw: frames[1]) == .failed {
+                throw follower.storageFailure ?? SQLiteError(code: 10, message: "storage failed", context: "consume")
+            }
+            for observer in observers { observer(envelope) }
             if follower.hasPendingCatchUps { return true }
         }
     }

@@ -10,6 +10,8 @@ public final class EventPublisher {
     private let socket: Socket
     private let logger: Logger
     private var numbering: BestEffortNumbering
+    /// Whether the PUB socket is connected to the bus.
+    public let link: BusLink
 
     /// Connects a PUB socket to the bus's XSUB endpoint.
     public init(context: Context, busEndpoint: String, outbox: Outbox, clock: any WallClock, logger: Logger) throws {
@@ -20,11 +22,13 @@ public final class EventPublisher {
         try socket.setSendHighWaterMark(100_000)
         try socket.setLinger(milliseconds: 500)
         try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2_000)
+        link = try BusLink(watching: socket, context: context)
         try socket.connect(busEndpoint)
     }
 
     /// Retries sends and stores how far they got every 250 ms; prunes week-old sent events hourly.
     public func attach(to reactor: Reactor, clock: any WallClock) {
+        link.attach(to: reactor)
         reactor.every(0.25, name: "outbox.flush") { [unowned self] in
             self.flush()
             try self.outbox.persistPublished()
@@ -78,6 +82,7 @@ public final class EventPublisher {
 
     /// Closes the socket; its linger bounds how long unsent messages may hold the process.
     public func close() {
+        link.close()
         socket.close()
     }
 }

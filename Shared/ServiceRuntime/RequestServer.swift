@@ -14,6 +14,7 @@ public final class RequestServer {
     private let maxMessageBytes: Int
     private let started = Reactor.monotonic()
     private var healthDetails: [() -> [String: String]] = []
+    private var degradedReasons: [() -> [String]] = []
 
     /// Binds a REP socket on `listen`; `advertise` (or the bound address made dialable) is what
     /// heartbeats announce as the replay endpoint.
@@ -41,6 +42,11 @@ public final class RequestServer {
         healthDetails.append(provider)
     }
 
+    /// Adds reasons health reports `degraded` for (`storage.full`, `bus.unreachable`, …); none: `ok`.
+    public func addDegradedReasons(_ provider: @escaping () -> [String]) {
+        degradedReasons.append(provider)
+    }
+
     /// "tcp://0.0.0.0:7430" → "tcp://127.0.0.1:7430": a bind address others can dial.
     static func dialable(_ endpoint: String) -> String {
         endpoint.replacingOccurrences(of: "://0.0.0.0:", with: "://127.0.0.1:").replacingOccurrences(of: "://*:", with: "://127.0.0.1:")
@@ -62,7 +68,10 @@ public final class RequestServer {
     private func health() throws -> HealthStatus {
         var details: [String: String] = ["endpoint": advertisedEndpoint]
         for provider in healthDetails { details.merge(provider()) { _, new in new } }
-        return HealthStatus(service: identity.service, instance: identity.instance, status: "ok", uptimeSeconds: Reactor.monotonic() - started,
+        let reasons = degradedReasons.flatMap { $0() }
+        if !reasons.isEmpty { details["reasons"] = reasons.joined(separator: ",") }
+        return HealthStatus(service: identity.service, instance: identity.instance, status: reasons.isEmpty ? "ok" : "degraded",
+                            uptimeSeconds: Reactor.monotonic() - started,
                             streams: try outbox.lastSeqs(), outboxPending: try outbox.pendingCount(), details: details)
     }
 

@@ -42,7 +42,8 @@ public final class ServiceHost {
 
         let dataDir = config.string("data-dir")
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-        db = try Database(path: (dataDir as NSString).appendingPathComponent("\(instance).sqlite"))
+        db = try ServiceStorage.open(path: (dataDir as NSString).appendingPathComponent("\(instance).sqlite"))
+        if config.int("max-database-mb") > 0 { try db.limitSize(megabytes: config.int("max-database-mb")) }
         let outbox = try Outbox(db: db, source: instance, clock: clock)
         reactor = Reactor(shutdown: shutdown, logger: logger)
         context = try Context()
@@ -57,12 +58,27 @@ public final class ServiceHost {
             if let consumer { details.merge(consumer.healthDetails) { _, new in new } }
             return details
         }
+        requests.addDegradedReasons { [unowned self] in self.degradedReasons }
         requests.attach(to: reactor)
         heartbeat.attach(to: reactor)
         publisher.attach(to: reactor, clock: clock)
         // After a burst (a lunch rush, a replay) glibc keeps the freed heap; hand it back so a
         // service's resident memory follows what it holds, not what it once buffered.
         reactor.every(10, name: "memory.trim") { Self.trimHeap() }
+        // Fold the WAL back into the database and truncate it, so the log does not keep the disk
+        // a burst once needed.
+        reactor.every(30, name: "wal.checkpoint") { [unowned self] in try self.db.checkpoint() }
+    }
+
+    /// Why health says `degraded`: the storage failing or damaged, the bus out of reach, the
+    /// consumer retrying or behind. Empty when all is well.
+    public var degradedReasons: [String] {
+        var reasons: [String] = []
+        if db.corruptionSeen { reasons.append("storage.corrupt") }
+        if let failure = db.storageFailure { reasons.append(failure.isFull ? "storage.full" : "storage.failing") }
+        if publisher.link.isUnreachable { reasons.append("bus.unreachable") }
+        if let consumer { reasons += consumer.degradedReasons }
+        return reasons
     }
 
     // MARK: The parts' most used operations, for a Server's convenience

@@ -11,6 +11,8 @@ extension ServiceHost {
             OptionSpec("data-dir", .path, default: "data", help: "folder for this service's SQLite file"),
             OptionSpec("instance", .token, default: service, help: "instance name: the envelope source and the SQLite file name"),
             OptionSpec("log-level", .choice(["debug", "info", "warning", "error"]), default: "info", help: "the least important log level written to stderr"),
+            OptionSpec.count("max-database-mb", 0...1_000_000, default: 0,
+                             help: "the most this service's SQLite file may grow to (0: no limit); beyond it writes fail as on a full disk, nothing is lost, and health says storage.full"),
             OptionSpec.count("max-message-bytes", 1_024...64 * 1_024 * 1_024, default: Wire.defaultMaxFrameBytes, help: "frames larger than this are refused"),
         ]
     }

@@ -32,6 +32,8 @@ public final class StreamFollower {
     /// What applying an event did.
     public enum Outcome: Equatable {
         case applied, duplicate, gap, deadLettered
+        /// The storage failed (disk full, I/O): nothing moved; the event comes again by replay.
+        case failed
     }
 
     private let db: Database
@@ -48,6 +50,17 @@ public final class StreamFollower {
     private let apply: (String, Envelope) throws -> Void
     private let deadLetter: (String, Envelope?, Data, Error) -> Void
     private let clock: any WallClock
+    /// How to undo what open transaction levels changed in memory (cursors, epochs), and where
+    /// each level began: memory moves only with the commit that stores it.
+    private var undo: [() -> Void] = []
+    private var undoMarks: [Int] = []
+    /// The storage failure that stopped the last event, until one applies again.
+    public private(set) var storageFailure: SQLiteError?
+    /// Best-effort events (sightings) that never arrived, per source: gaps in their numbering.
+    public private(set) var shed: [String: UInt64] = [:]
+    private var bestEffortLast: [String: UInt64] = [:]
+    /// Since when each followed stream has been behind what its publisher announced.
+    private var behindSince: [String: Double] = [:]
     /// Catch-ups asked for while a transaction was open, and the events that revealed them.
     private var pendingCatchUps: [(source: String, stream: String, through: UInt64)] = []
     private var held: [(topic: String, envelope: Envelope, raw: Data)] = []
@@ -78,6 +91,16 @@ public final class StreamFollower {
         for row in try db.query("SELECT source, epoch FROM consumer_epochs") {
             epochs[row.string("source")] = row.string("epoch")
         }
+        db.addTransactionObserver(self)
+    }
+
+    /// Moves a cursor in memory, undone if the transaction that stored it rolls back.
+    private func setCursor(_ k: String, _ seq: UInt64?) {
+        if db.inTransaction {
+            let old = cursors[k]
+            undo.append { [unowned self] in self.cursors[k] = old }
+        }
+        cursors[k] = seq
     }
 
     private func key(_ source: String, _ stream: String) -> String { source + "\u{1}" + stream }
@@ -98,11 +121,15 @@ public final class StreamFollower {
             return .applied
         }
         guard durableStreams.contains(envelope.stream) else {
+            countShed(envelope)
             do {
                 // Its own savepoint: a handler that fails halfway leaves nothing behind.
                 try db.transaction { try apply(topic, envelope) }
                 appliedCount += 1
                 return .applied
+            } catch let error as SQLiteError where error.isStorageFailure {
+                storageFailure = error
+                return .failed
             } catch {
                 deadLetter(topic, envelope, raw, error)
                 return .deadLettered
@@ -142,14 +169,26 @@ public final class StreamFollower {
                 try storeCursor(envelope.source, envelope.stream, envelope.seq)
                 return fresh
             }
-            cursors[k] = envelope.seq
+            setCursor(k, envelope.seq)
+            storageFailure = nil
             if fresh { appliedCount += 1 } else { duplicateCount += 1; seenAgainCount += 1 }
             return fresh ? .applied : .duplicate
+        } catch let error as SQLiteError where error.isStorageFailure {
+            // Not the event's fault: nothing moves, and it is applied when the storage works again.
+            storageFailure = error
+            return .failed
         } catch {
             // A poison event must not block the stream forever: dead-letter it and move on.
             deadLetter(topic, envelope, raw(), error)
-            try? db.transaction { try storeCursor(envelope.source, envelope.stream, envelope.seq) }
-            cursors[k] = envelope.seq
+            do {
+                try db.transaction { try storeCursor(envelope.source, envelope.stream, envelope.seq) }
+            } catch let error as SQLiteError where error.isStorageFailure {
+                storageFailure = error
+                return .failed
+            } catch {
+                return .failed
+            }
+            setCursor(k, envelope.seq)
             return .deadLettered
         }
     }
@@ -175,6 +214,15 @@ public final class StreamFollower {
             clients[source]?.close()
             clients[source] = nil
         }
+        let now = Reactor.monotonic()
+        for (stream, last) in heartbeat.streams where durableStreams.contains(stream) {
+            let k = key(source, stream)
+            if last > cursor(source: source, stream: stream) {
+                if behindSince[k] == nil { behindSince[k] = now }
+            } else {
+                behindSince[k] = nil
+            }
+        }
         for (stream, last) in heartbeat.streams where durableStreams.contains(stream) && last > cursor(source: source, stream: stream) {
             if db.inTransaction {
                 schedule(source: source, stream: stream, through: last)
@@ -182,6 +230,24 @@ public final class StreamFollower {
                 catchUp(source: source, stream: stream, through: last)
             }
         }
+    }
+
+    /// The streams ("source/stream") that have been behind their publisher's heartbeat for longer
+    /// than `seconds`: a catch-up that keeps failing.
+    public func streamsBehind(longerThan seconds: Double) -> [String] {
+        let now = Reactor.monotonic()
+        return behindSince.filter { now - $0.value > seconds }
+            .map { $0.key.replacingOccurrences(of: "\u{1}", with: "/") }.sorted()
+    }
+
+    /// Counts the best-effort events that did not arrive: their numbers go up by one per
+    /// publisher and stream, and start again at 1 when the publisher restarts.
+    private func countShed(_ envelope: Envelope) {
+        let k = key(envelope.source, envelope.stream)
+        if let last = bestEffortLast[k], envelope.seq > last + 1 {
+            shed[envelope.source, default: 0] += envelope.seq - last - 1
+        }
+        bestEffortLast[k] = envelope.seq
     }
 
     /// Whether a catch-up waits for the open transaction to end.
@@ -237,9 +303,15 @@ public final class StreamFollower {
         }
         if reset {
             logger.warning("publisher started over; cursors reset", ["source": source, "epoch": epoch])
-            for k in cursors.keys where k.hasPrefix(source + "\u{1}") { cursors[k] = nil }
+            for k in cursors.keys where k.hasPrefix(source + "\u{1}") { setCursor(k, nil) }
         }
-        if !epoch.isEmpty { epochs[source] = epoch }
+        if !epoch.isEmpty {
+            if db.inTransaction {
+                let old = epochs[source]
+                undo.append { [unowned self] in self.epochs[source] = old }
+            }
+            epochs[source] = epoch
+        }
     }
 
     /// Replays `stream` from the publisher until our cursor reaches `through` or the publisher
@@ -259,14 +331,26 @@ public final class StreamFollower {
             }
             if reply.events.isEmpty { return }
             var applied = 0
-            // A page in one transaction (a savepoint per event): one commit, not one per event.
-            try? db.transaction {
-                for event in reply.events where event.envelope.seq > cursor(source: source, stream: stream) {
-                    _ = applyInOrder(topic: event.topic, envelope: event.envelope, raw: Wire.encode(event.envelope))
-                    applied += 1
+            // A page in one transaction (a savepoint per event): one commit, not one per event. It
+            // applies strictly in order and stops at the first event the storage could not take;
+            // a failed commit undoes the page, cursors included.
+            do {
+                try db.transaction {
+                    for event in reply.events where event.envelope.seq > cursor(source: source, stream: stream) {
+                        guard event.envelope.seq == cursor(source: source, stream: stream) + 1 else { break }
+                        if applyInOrder(topic: event.topic, envelope: event.envelope, raw: Wire.encode(event.envelope)) == .failed {
+                            throw storageFailure ?? SQLiteError(code: 10, message: "storage failed", context: "replay")
+                        }
+                        applied += 1
+                    }
                 }
+            } catch let error as SQLiteError where error.isStorageFailure {
+                storageFailure = error
+                return
+            } catch {
+                return
             }
-            // Nothing applied (the page could not be written): stop; the next heartbeat tries again.
+            // Nothing applied: stop; the next heartbeat tries again.
             if cursor(source: source, stream: stream) < from { return }
             replayedCount += applied
             logger.info("caught up by replay", ["source": source, "stream": stream, "events": "\(applied)", "cursor": "\(cursor(source: source, stream: stream))"])
@@ -277,5 +361,21 @@ public final class StreamFollower {
     public func close() {
         for client in clients.values { client.close() }
         clients.removeAll()
+    }
+}
+
+extension StreamFollower: TransactionObserver {
+    public func transactionBegan(depth: Int) {
+        undoMarks.append(undo.count)
+    }
+
+    public func transactionCommitted(depth: Int) {
+        undoMarks.removeLast()
+        if depth == 1 { undo.removeAll(keepingCapacity: true) }
+    }
+
+    public func transactionRolledBack(depth: Int) {
+        let mark = undoMarks.removeLast()
+        while undo.count > mark { undo.removeLast()() }
     }
 }

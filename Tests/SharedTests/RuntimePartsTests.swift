@@ -186,3 +186,115 @@ struct EnvelopeFrameMemberTests {
         #expect(EnvelopeFrame.member(key, of: Data(object.utf8)) == Data(value.utf8))
     }
 }
+
+@Suite("Consumer under failure")
+struct ConsumerFailureTests {
+    @Test("a cursor moves only with the commit that stores it: a batch that rolls back leaves it where it was")
+    func cursorFollowsCommit() throws {
+        let harness = try FollowerHarness()
+        defer { harness.finish() }
+        let follower = try harness.follower(on: harness.db)
+        defer { follower.close() }
+        #expect(follower.receive(topic: orderTopic, envelope: orderEvent(1), raw: Data()) == .applied)
+        #expect(throws: Boom.self) {
+            try harness.db.transaction {
+                #expect(follower.receive(topic: orderTopic, envelope: orderEvent(2), raw: Data()) == .applied)
+                #expect(follower.cursor(source: "order-service", stream: "order") == 2)
+                throw Boom()   // the group commit fails
+            }
+        }
+        #expect(follower.cursor(source: "order-service", stream: "order") == 1, "the rolled-back event is applied again when it comes back")
+        #expect(follower.receive(topic: orderTopic, envelope: orderEvent(2), raw: Data()) == .applied)
+        #expect(try harness.effects() == [1, 2])
+    }
+
+    @Test("a full database fails the event without dead-lettering it or moving the cursor; it applies once there is room")
+    func fullDatabase() throws {
+        let harness = try FollowerHarness()
+        defer { harness.finish() }
+        let follower = try harness.follower(on: harness.db)
+        defer { follower.close() }
+        #expect(follower.receive(topic: orderTopic, envelope: orderEvent(1), raw: Data()) == .applied)
+        let pages = try #require(try harness.db.query("PRAGMA page_count").first?.int("page_count"))
+        try harness.db.execute("PRAGMA max_page_count=\(pages)")
+        var outcome = StreamFollower.Outcome.applied
+        var n: UInt64 = 2
+        // Fill the last pages; the first event that needs a new page fails.
+        while outcome != .failed, n < 5_000 {
+            outcome = follower.receive(topic: orderTopic, envelope: orderEvent(n, orderId: String(repeating: "o", count: 60) + "\(n)"), raw: Data())
+            n += 1
+        }
+        #expect(outcome == .failed)
+        let failedSeq = n - 1
+        #expect(follower.storageFailure?.isFull == true)
+        #expect(harness.db.storageFailure?.isFull == true)
+        #expect(follower.cursor(source: "order-service", stream: "order") == failedSeq - 1)
+        #expect(harness.recorder.deadLetters.isEmpty)
+        try harness.db.execute("PRAGMA max_page_count=100000")
+        #expect(follower.receive(topic: orderTopic, envelope: orderEvent(failedSeq), raw: Data()) == .applied)
+        #expect(harness.db.storageFailure == nil, "a commit that wrote clears it")
+        #expect(follower.storageFailure == nil)
+    }
+
+    @Test("best-effort events that never arrived are counted per source; a publisher restarting at 1 is not a gap")
+    func shedCounted() throws {
+        let harness = try FollowerHarness()
+        defer { harness.finish() }
+        let follower = try harness.follower(on: harness.db)
+        defer { follower.close() }
+        for seq: UInt64 in [1, 2, 5, 6, 10, 1, 2] {
+            _ = follower.receive(topic: orderTopic, envelope: orderEvent(seq, source: "beacon-ingest", stream: "sighting"), raw: Data())
+        }
+        _ = follower.receive(topic: orderTopic, envelope: orderEvent(3, source: "other", stream: "sighting"), raw: Data())
+        #expect(follower.shed == ["beacon-ingest": 5])
+    }
+
+    @Test("a stream behind its publisher's heartbeat is reported once it has been behind long enough")
+    func behind() throws {
+        let harness = try FollowerHarness()
+        defer { harness.finish() }
+        let follower = try harness.follower(on: harness.db)
+        defer { follower.close() }
+        follower.observe(Heartbeat(service: "order-service", streams: ["order": 3], replayEndpoint: "inproc://nobody-answers"), source: "order-service")
+        #expect(follower.streamsBehind(longerThan: 60).isEmpty)
+        #expect(follower.streamsBehind(longerThan: -1) == ["order-service/order"])
+        for seq: UInt64 in 1...3 { _ = follower.receive(topic: orderTopic, envelope: orderEvent(seq), raw: Data()) }
+        follower.observe(Heartbeat(service: "order-service", streams: ["order": 3], replayEndpoint: "inproc://nobody-answers"), source: "order-service")
+        #expect(follower.streamsBehind(longerThan: -1).isEmpty)
+    }
+}
+
+@Suite("Database storage")
+struct DatabaseStorageTests {
+    @Test("the WAL is bounded: after a burst and a checkpoint it is truncated")
+    func walBounded() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        try temp.db.execute("CREATE TABLE t (b BLOB)")
+        for _ in 0..<40 {
+            try temp.db.transaction { for _ in 0..<16 { try temp.db.run("INSERT INTO t VALUES (zeroblob(8192))") } }
+        }
+        let wal = temp.path + "-wal"
+        let size = { (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.intValue ?? 0 }
+        #expect(size() <= 1_048_576 + 256 * 4_200, "autocheckpoint at 256 pages and journal_size_limit 1 MiB keep the log near 1 MiB: \(size())")
+        try temp.db.checkpoint()
+        #expect(size() == 0)
+    }
+
+    @Test("quick_check finds a damaged page")
+    func quickCheck() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        try temp.db.execute("CREATE TABLE t (a TEXT)")
+        for n in 0..<400 { try temp.db.run("INSERT INTO t VALUES (?)", String(repeating: "x", count: 100) + "\(n)") }
+        #expect(try temp.db.quickCheckProblems() == nil)
+        try temp.db.checkpoint()
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temp.path))
+        try handle.seek(toOffset: 4096)
+        handle.write(Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        let reopened = try temp.reopen()
+        defer { reopened.close() }
+        #expect(try reopened.quickCheckProblems() != nil)
+    }
+}
