@@ -42,6 +42,10 @@ public final class RequestClient {
 
     /// Sends one request frame and returns the reply frame, or throws `client.timeout`.
     public func send(raw frame: Data) throws -> Data {
+        guard frame.count <= RequestServer.transportLimitBytes else {
+            // The server would drop the connection unread; say why instead of waiting out the timeout.
+            throw ServiceError(.tooLarge, "request of \(frame.count) bytes exceeds the \(RequestServer.transportLimitBytes)-byte transport limit of every request socket; nothing was sent")
+        }
         let s = try connected()
         do {
             try s.send(frame)

@@ -16,6 +16,11 @@ public final class RequestServer {
     private var healthDetails: [() -> [String: String]] = []
     private var degradedReasons: [() -> [String]] = []
 
+    /// The largest frame a request socket reads at all (libzmq drops a peer that sends more, and
+    /// its client would wait out its timeout): far above `--max-message-bytes`, so an oversize
+    /// request below it is answered `request.tooLarge`. Clients refuse to send beyond it.
+    public static let transportLimitBytes = 16 * 1_048_576
+
     /// Binds a REP socket on `listen`; `advertise` (or the bound address made dialable) is what
     /// heartbeats announce as the replay endpoint.
     public init(context: Context, listen: String, advertise: String, service: String, outbox: Outbox, maxMessageBytes: Int, logger: Logger) throws {
@@ -25,7 +30,7 @@ public final class RequestServer {
         self.maxMessageBytes = maxMessageBytes
         socket = try Socket(context, .rep)
         try socket.setLinger(milliseconds: 200)
-        try socket.setMaxMessageSize(bytes: Int64(maxMessageBytes) * 2)
+        try socket.setMaxMessageSize(bytes: Int64(max(maxMessageBytes * 2, Self.transportLimitBytes)))
         try socket.bind(listen)
         advertisedEndpoint = advertise.isEmpty ? Self.dialable(try socket.lastEndpoint) : advertise
         router.on(Op.health, Empty.self) { [unowned self] _ in try self.health() }
