@@ -25,6 +25,9 @@ public final class BusConsumer {
     private var retryAt: Double?
     private var backoff = BusConsumer.firstBackoff
     static let firstBackoff = 0.25, maxBackoff = 5.0
+    /// Called after a batch the storage could not take was rolled back: a service that keeps state
+    /// in memory beside its database (region-monitor's engine) reloads it from what committed.
+    public var onRolledBack: (() -> Void)?
     /// Messages dropped while waiting to retry (durable ones come again by replay).
     public private(set) var droppedWhileRetrying = 0
 
@@ -108,6 +111,7 @@ public final class BusConsumer {
     }
 
     private func failed(_ error: SQLiteError) {
+        onRolledBack?()
         if retryAt == nil { logger.error("storage failed; consumed events will be replayed", ["error": "\(error)"]) }
         retryAt = Reactor.monotonic() + backoff
         backoff = min(backoff * 2, Self.maxBackoff)
