@@ -40,9 +40,9 @@ public final class RequestRouter {
         var op = "?"
         do {
             let head = try Wire.decodeRequestHead(frame, maxBytes: maxRequestBytes)
-            op = head.op
+            op = Quoting.cut(head.op)
             guard let route = routes[head.op] else {
-                throw ServiceError(.unknownOp, "unknown op \"\(head.op)\"; this service answers: \(ops.joined(separator: ", "))")
+                throw ServiceError(.unknownOp, "unknown op \(Quoting.quoted(head.op)); this service answers: \(ops.joined(separator: ", "))")
             }
             return try route(frame)
         } catch let error as ServiceError {

@@ -298,3 +298,24 @@ struct DatabaseStorageTests {
         #expect(try reopened.quickCheckProblems() != nil)
     }
 }
+
+@Suite("Quoting what a client sent")
+struct QuotingTests {
+    @Test("short values are quoted whole; long ones cut at 64 characters with their length", arguments: [
+        ("teleport", "\"teleport\""),
+        (String(repeating: "x", count: 64), "\"" + String(repeating: "x", count: 64) + "\""),
+        (String(repeating: "x", count: 200_000), "\"" + String(repeating: "x", count: 64) + "…\" (200000 characters)"),
+    ])
+    func quoted(value: String, expected: String) {
+        #expect(Quoting.quoted(value) == expected)
+    }
+
+    @Test("an unknown op of 200,000 characters is answered with 64 of them")
+    func unknownOpCut() throws {
+        let router = RequestRouter(logger: silentLogger, maxRequestBytes: 1_000_000)
+        let op = String(repeating: "z", count: 200_000)
+        let reply = try Wire.decodeReply(router.handle(Data("{\"op\":\"\(op)\",\"id\":\"1\",\"body\":{}}".utf8)), body: Empty.self)
+        #expect(reply.error?.code == "request.unknownOp")
+        #expect((reply.error?.message.count ?? .max) < 200)
+    }
+}
