@@ -81,6 +81,18 @@ public final class Database {
     /// The rowid of the last INSERT on this connection.
     public var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
 
+    /// Prepared statements SQLite still holds for this connection (tests check nothing leaks).
+    var liveStatementCount: Int {
+        guard let handle else { return 0 }
+        var count = 0
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            count += 1
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        return count
+    }
+
     /// Whether a transaction is open on this connection.
     public var inTransaction: Bool { transactionDepth > 0 }
 
