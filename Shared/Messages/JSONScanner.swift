@@ -1,15 +1,24 @@
-/// A small, strict JSON reader over UTF-8 bytes for the hot path (sightings): no Foundation, no
-/// intermediate tree. It reads one object's fields in order; anything it does not expect makes
-/// it give up (nil), and the caller falls back to Foundation's decoder, which then either decodes
-/// or produces the precise, typed error. So it can only be faster, never more lenient.
+/// A small, strict JSON reader over UTF-8 bytes for the hot paths (`FastJSONDecodable`): no
+/// Foundation, no intermediate tree. It reads one object's members in order; anything it does not
+/// expect makes it give up (nil or false), and the caller falls back to Foundation's decoder, which
+/// then either decodes or produces the precise, typed error. So it can only be faster, never more
+/// lenient: a member name given twice in one object, anywhere in the frame, makes it give up too.
 struct JSONScanner {
-    private let bytes: UnsafeRawBufferPointer
-    private(set) var position = 0
+    let bytes: UnsafeRawBufferPointer
+    var position = 0
+    /// Objects and arrays open around the position. Past `maxDepth` the scanner gives up, so hostile
+    /// nesting cannot exhaust the stack, and Foundation decides (it reads up to 512 levels).
+    var depth = 0
+    static let maxDepth = 64
+    /// Names of the members skipped so far in each object being read, innermost object last: one
+    /// buffer for the whole frame, so checking names for repeats costs no allocation per object.
+    var names: [String] = []
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
+    /// Whether only whitespace is left.
     var atEnd: Bool {
         mutating get {
             skipSpace()
@@ -17,16 +26,18 @@ struct JSONScanner {
         }
     }
 
-    private mutating func skipSpace() {
+    @inline(__always)
+    mutating func skipSpace() {
         while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x09, 0x0A, 0x0D: position += 1
-            default: return
-            }
+            let b = bytes[position]
+            // Comparisons, not a switch: a jump table at every inlined copy costs mispredicted branches.
+            guard b <= 0x20, b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+            position += 1
         }
     }
 
     /// Consumes `byte` (after whitespace) or fails.
+    @inline(__always)
     mutating func expect(_ byte: UInt8) -> Bool {
         skipSpace()
         guard position < bytes.count, bytes[position] == byte else { return false }
@@ -35,169 +46,76 @@ struct JSONScanner {
     }
 
     /// The next non-space byte, not consumed.
+    @inline(__always)
     mutating func peek() -> UInt8? {
         skipSpace()
         return position < bytes.count ? bytes[position] : nil
     }
 
-    /// Iterates an object's members: calls `member` with each key; it must consume the value.
-    mutating func object(_ member: (inout JSONScanner, String) -> Bool) -> Bool {
-        guard expect(UInt8(ascii: "{")) else { return false }
+    /// Iterates an object's members: `member` gets each name and either reads the value (true),
+    /// gives up (false), or returns nil for a member it does not know, whose value is then skipped.
+    ///
+    /// A reader sees a name it knows given twice by finding its slot already filled (`fill`); the
+    /// names of skipped members are checked here.
+    mutating func object(_ member: (inout JSONScanner, JSONKey) -> Bool?) -> Bool {
+        guard expect(UInt8(ascii: "{")), depth < Self.maxDepth else { return false }
+        depth += 1
+        let base = names.count
+        defer {
+            depth -= 1
+            if names.count > base { names.removeSubrange(base...) }
+        }
         if peek() == UInt8(ascii: "}") {
             position += 1
             return true
         }
+        var index: Set<String>?
         while true {
-            guard let key = string(), expect(UInt8(ascii: ":")), member(&self, key) else { return false }
+            guard let key = key(), expect(UInt8(ascii: ":")) else { return false }
+            switch member(&self, key) {
+            case true?: break
+            case false?: return false
+            case nil: guard note(key.text, from: base, &index), skipValue() else { return false }
+            }
             if expect(UInt8(ascii: ",")) { continue }
             return expect(UInt8(ascii: "}"))
         }
     }
 
-    /// A string; escapes other than \" \\ \/ \n \t \r \b \f \uXXXX (BMP, no surrogates) give up,
-    /// and so do bytes that are not UTF-8 (Foundation refuses them rather than repair them).
-    mutating func string() -> String? {
+    /// A member name: its bytes when written plainly (printable ASCII, no escape), which is what
+    /// readers match without building a string, or else its text (nil when not valid).
+    mutating func key() -> JSONKey? {
         guard expect(UInt8(ascii: "\"")) else { return nil }
         let start = position
-        var plain = true
-        var ascii = true
         while position < bytes.count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
-                defer { position += 1 }
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
-                if !plain { return Self.unescape(slice) }
-                // ASCII is UTF-8 as it stands; only other text pays for validation.
-                return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+                position += 1
+                return JSONKey(plain: UnsafeRawBufferPointer(rebasing: bytes[start..<(position - 1)]))
             }
-            if b == UInt8(ascii: "\\") {
-                plain = false
-                position += 2
-                continue
-            }
-            if b < 0x20 { return nil }
-            ascii = ascii && b < 0x80
+            guard b >= 0x20, b < 0x80, b != UInt8(ascii: "\\") else { break }
             position += 1
         }
-        return nil
+        position = start - 1
+        return string().map(JSONKey.init(decoded:))
     }
 
-    private static func unescape(_ slice: UnsafeRawBufferPointer) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(slice.count)
-        var i = 0
-        while i < slice.count {
-            let b = slice[i]
-            guard b == UInt8(ascii: "\\") else {
-                out.append(b)
-                i += 1
-                continue
-            }
-            guard i + 1 < slice.count else { return nil }
-            switch slice[i + 1] {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "u"):
-                guard i + 6 <= slice.count, let code = UInt32(String(decoding: UnsafeRawBufferPointer(rebasing: slice[(i + 2)..<(i + 6)]), as: UTF8.self), radix: 16),
-                      let scalar = Unicode.Scalar(code)
-                else { return nil }
-                out.append(contentsOf: Array(String(Character(scalar)).utf8))
-                i += 6
-                continue
-            default: return nil
-            }
-            i += 2
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    /// An integer written without fraction or exponent (and, as JSON says, without leading zeros).
-    mutating func integer() -> Int64? {
-        skipSpace()
-        var negative = false
-        if position < bytes.count, bytes[position] == UInt8(ascii: "-") {
-            negative = true
-            position += 1
-        }
-        let start = position
-        var value: Int64 = 0
-        while position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39 {
-            let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(Int64(bytes[position] - 0x30))
-            if o1 || o2 { return nil }
-            value = a
-            position += 1
-        }
-        guard position > start, position - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
-        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) { return nil }
-        return negative ? -value : value
-    }
-
-    /// A JSON number, as a Double. Gives up on what JSON does not allow ("01", "1.", ".5", "+1"),
-    /// on digits that do not fit a Double (overflow to infinity, underflow to 0), which Foundation
-    /// refuses too, and on a zero written with an exponent, where Foundation is erratic ("0e5" and
-    /// "-0.0e5" refused, "-0e5" and "0.0e5" read).
-    mutating func number() -> Double? {
-        skipSpace()
-        let start = position
-        guard let scanned = scanNumber(),
-              let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)),
-              value.isFinite, value != 0 || !(scanned.significant || scanned.exponent)
-        else { return nil }
-        return value
-    }
-
-    /// Consumes a number as JSON writes it: "-"?, an integer part without leading zeros, an
-    /// optional fraction and an optional exponent. Nil when the text is not one.
-    private mutating func scanNumber() -> (exponent: Bool, significant: Bool)? {
-        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
-        let integral = position
-        var significant = skipDigits()
-        guard position > integral, position - integral == 1 || bytes[integral] != UInt8(ascii: "0") else { return nil }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-            position += 1
-            let fraction = position
-            significant = skipDigits() || significant
-            guard position > fraction else { return nil }
-        }
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") else {
-            return (false, significant)
-        }
-        position += 1
-        if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-        let exponent = position
-        _ = skipDigits()
-        return position > exponent ? (true, significant) : nil
-    }
-
-    /// Skips decimal digits; whether any of them was not 0.
-    private mutating func skipDigits() -> Bool {
-        var significant = false
-        while position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39 {
-            significant = significant || bytes[position] != 0x30
-            position += 1
-        }
-        return significant
-    }
-
-    /// `true` or `false`.
-    mutating func bool() -> Bool? {
-        switch peek() {
-        case UInt8(ascii: "t"): return literal("true") ? true : nil
-        case UInt8(ascii: "f"): return literal("false") ? false : nil
-        default: return nil
-        }
+    /// Records the name of a skipped member of the object whose names start at `base`; false when
+    /// the object already had it. Names compare as Swift strings, as the keys of Foundation's
+    /// containers do. A large object switches to a set, so a hostile one stays linear time.
+    mutating func note(_ name: String, from base: Int, _ index: inout Set<String>?) -> Bool {
+        if index != nil { return index!.insert(name).inserted }
+        for i in base..<names.count where names[i] == name { return false }
+        names.append(name)
+        if names.count - base > 16 { index = Set(names[base...]) }
+        return true
     }
 
     /// Iterates an array's elements: `element` must consume each one.
     mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
-        guard expect(UInt8(ascii: "[")) else { return false }
+        guard expect(UInt8(ascii: "[")), depth < Self.maxDepth else { return false }
+        depth += 1
+        defer { depth -= 1 }
         if peek() == UInt8(ascii: "]") {
             position += 1
             return true
@@ -209,57 +127,28 @@ struct JSONScanner {
         }
     }
 
-    /// Skips a string without building it.
-    private mutating func skipString() -> Bool {
-        guard expect(UInt8(ascii: "\"")) else { return false }
-        while position < bytes.count {
-            let b = bytes[position]
-            if b == UInt8(ascii: "\"") {
-                position += 1
-                return true
-            }
-            if b < 0x20 { return false }
-            position += b == UInt8(ascii: "\\") ? 2 : 1
+    /// An array whose every element `T` reads; nil when one does not.
+    mutating func list<T: FastJSONDecodable>(of type: T.Type) -> [T]? {
+        var items: [T] = []
+        let ok = array { sc in
+            guard let item = T.read(from: &sc) else { return false }
+            items.append(item)
+            return true
         }
-        return false
+        return ok ? items : nil
     }
 
-    /// Skips any value (for members the reader does not use).
-    mutating func skipValue() -> Bool {
+    /// `true` or `false`.
+    mutating func bool() -> Bool? {
         switch peek() {
-        case UInt8(ascii: "\""): return skipString()
-        case UInt8(ascii: "{"):
-            // Keys are skipped without building strings too.
-            position += 1
-            if peek() == UInt8(ascii: "}") {
-                position += 1
-                return true
-            }
-            while true {
-                guard skipString(), expect(UInt8(ascii: ":")), skipValue() else { return false }
-                if expect(UInt8(ascii: ",")) { continue }
-                return expect(UInt8(ascii: "}"))
-            }
-        case UInt8(ascii: "["):
-            position += 1
-            if peek() == UInt8(ascii: "]") {
-                position += 1
-                return true
-            }
-            while true {
-                guard skipValue() else { return false }
-                if expect(UInt8(ascii: ",")) { continue }
-                return expect(UInt8(ascii: "]"))
-            }
-        case UInt8(ascii: "t"): return literal("true")
-        case UInt8(ascii: "f"): return literal("false")
-        case UInt8(ascii: "n"): return literal("null")
-        case .some: return scanNumber() != nil
-        case .none: return false
+        case UInt8(ascii: "t"): return literal("true") ? true : nil
+        case UInt8(ascii: "f"): return literal("false") ? false : nil
+        default: return nil
         }
     }
 
-    private mutating func literal(_ word: StaticString) -> Bool {
+    /// Consumes `word` (true, false, null) or fails.
+    mutating func literal(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         guard position + count <= bytes.count else { return false }
         for i in 0..<count where bytes[position + i] != word.utf8Start[i] { return false }

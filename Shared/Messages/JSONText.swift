@@ -29,4 +29,23 @@ public enum JSONText {
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    /// Appends an integer's decimal digits, as JSONEncoder writes them, without making a String.
+    static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendInteger(value.magnitude, to: &out)
+    }
+
+    /// Appends an unsigned integer's decimal digits.
+    static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value, start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
 }

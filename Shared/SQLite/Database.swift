@@ -137,6 +137,18 @@ public final class Database {
     /// Rows changed on this connection since it opened.
     var totalChanges: Int64 { handle.map { Int64(sqlite3_total_changes($0)) } ?? 0 }
 
+    /// Prepared statements SQLite still holds for this connection (tests check nothing leaks).
+    var liveStatementCount: Int {
+        guard let handle else { return 0 }
+        var count = 0
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            count += 1
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        return count
+    }
+
     /// Whether a transaction is open on this connection.
     public var inTransaction: Bool { transactionDepth > 0 }
 

@@ -6,6 +6,8 @@ public final class Statement {
     let handle: OpaquePointer
     unowned let database: Database
     public let sql: String
+    /// Set once the handle is given back to SQLite, by `Database.close()` or by `deinit`.
+    private var finalized = false
     private lazy var columns: [String: Int] = {
         var map: [String: Int] = [:]
         for i in 0..<sqlite3_column_count(handle) {
@@ -112,7 +114,15 @@ public final class Statement {
         return Row(values: values, columns: columns)
     }
 
+    /// Gives the compiled statement back to SQLite. Safe to call twice.
     func finalize() {
+        guard !finalized else { return }
+        finalized = true
         sqlite3_finalize(handle)
     }
+
+    /// The safety net: a statement dropped without `Database.close()` (one prepared outside the
+    /// cache) is finalized all the same. After `close()`, `sqlite3_close_v2` keeps the connection
+    /// until its last statement is finalized, so the order of the two never matters.
+    deinit { finalize() }
 }

@@ -74,8 +74,39 @@ extension Socket {
     public var hasMore: Bool { get throws(ZeroMQError) { try intOption(ZMQ_RCVMORE, "ZMQ_RCVMORE") != 0 } }
     /// Current send high-water mark.
     public var sendHighWaterMark: Int32 { get throws(ZeroMQError) { try intOption(ZMQ_SNDHWM, "ZMQ_SNDHWM") } }
+    /// Current receive high-water mark.
+    public var receiveHighWaterMark: Int32 { get throws(ZeroMQError) { try intOption(ZMQ_RCVHWM, "ZMQ_RCVHWM") } }
     /// Current linger in milliseconds.
     public var linger: Int32 { get throws(ZeroMQError) { try intOption(ZMQ_LINGER, "ZMQ_LINGER") } }
+    /// Current send timeout in milliseconds (-1: never).
+    public var sendTimeout: Int32 { get throws(ZeroMQError) { try intOption(ZMQ_SNDTIMEO, "ZMQ_SNDTIMEO") } }
+    /// Current receive timeout in milliseconds (-1: never).
+    public var receiveTimeout: Int32 { get throws(ZeroMQError) { try intOption(ZMQ_RCVTIMEO, "ZMQ_RCVTIMEO") } }
+    /// Current largest frame accepted from a peer, in bytes (-1: no limit).
+    public var maxMessageSize: Int64 {
+        get throws(ZeroMQError) {
+            let h = try live("zmq_getsockopt ZMQ_MAXMSGSIZE")
+            var v: Int64 = 0
+            var size = MemoryLayout<Int64>.size
+            if zmq_getsockopt(h, ZMQ_MAXMSGSIZE, &v, &size) != 0 { throw .last("zmq_getsockopt ZMQ_MAXMSGSIZE") }
+            return v
+        }
+    }
+    /// Current ZMTP heartbeat: ping interval, timeout and the TTL asked of peers, in milliseconds.
+    public var heartbeat: (interval: Int32, timeout: Int32, ttl: Int32) {
+        get throws(ZeroMQError) {
+            (try intOption(ZMQ_HEARTBEAT_IVL, "ZMQ_HEARTBEAT_IVL"), try intOption(ZMQ_HEARTBEAT_TIMEOUT, "ZMQ_HEARTBEAT_TIMEOUT"),
+             try intOption(ZMQ_HEARTBEAT_TTL, "ZMQ_HEARTBEAT_TTL"))
+        }
+    }
+    /// Current reconnect interval and its back-off ceiling, in milliseconds.
+    public var reconnectInterval: (milliseconds: Int32, maxMilliseconds: Int32) {
+        get throws(ZeroMQError) { (try intOption(ZMQ_RECONNECT_IVL, "ZMQ_RECONNECT_IVL"), try intOption(ZMQ_RECONNECT_IVL_MAX, "ZMQ_RECONNECT_IVL_MAX")) }
+    }
+    /// Whether messages queue only to completed connections.
+    public var immediate: Bool { get throws(ZeroMQError) { try intOption(ZMQ_IMMEDIATE, "ZMQ_IMMEDIATE") != 0 } }
+    /// The ZAP domain this socket authenticates in.
+    public var zapDomain: String { get throws(ZeroMQError) { try stringOption(ZMQ_ZAP_DOMAIN) } }
 
     /// Makes this socket a CURVE server with its long-term secret key (Z85, 40 characters).
     /// Clients are authenticated by the ZAP handler of the context; without one libzmq accepts any client.

@@ -23,8 +23,8 @@ struct CafectlWalkTests {
                            arguments: ["--listen", ingest, "--bus-pub", xsub, "--bus-sub", xpub, "--data-dir", try children.folder("ingest").path,
                                        "--shards", "2", "--shard", "0"],
                            environment: environmentWithoutCafeVariables().merging(["CAFE_FIX_ENDPOINTS": fixes]) { $1 })
-        _ = try children.waitHealthy("bus", endpoint: bus)
-        _ = try children.waitHealthy("beacon-ingest", endpoint: ingest)
+        try children.waitHealthy("bus", endpoint: bus)
+        try children.waitHealthy("beacon-ingest", endpoint: ingest)
         return ingest
     }
 

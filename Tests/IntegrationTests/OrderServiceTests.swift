@@ -41,7 +41,7 @@ struct OrderServiceTests {
                                  (badCode.path, "cafes[0] (macs).clipCodes[0]")] {
             platform.extraArguments[service] = ["--campus", file]
             try platform.start(service)
-            let process = try #require(platform.processes[service])
+            let process = try #require(platform.process(service))
             process.waitUntilExit()
             #expect(process.terminationStatus != 0)
             #expect(platform.log(service).contains(expected), "\(platform.log(service).suffix(400))")

@@ -3,18 +3,21 @@ import Messages
 import ServiceRuntime
 import ZeroMQ
 
-/// The whole platform as real processes: the built executables on free loopback ports, each
-/// with a fresh data folder, stopped (and killed if need be) when the test ends, pass or fail.
+/// The whole platform as real processes: the built executables on loopback ports the system picked
+/// (`LoopbackPorts` binds port 0 and reads the port back), with a fresh data folder, stopped (and
+/// killed if need be) when the test ends, pass or fail.
 final class Platform {
     static let services = ["beacon-ingest", "region-monitor", "order-service", "kitchen-display", "notification-service"]
 
-    let bin: URL
-    let root: URL
+    /// The processes, their logs and the data folder.
+    let children: ChildProcesses
     let ports: [String: Int]
     let campus: String
-    private(set) var processes: [String: Process] = [:]
     /// Flags added after the defaults (a later flag wins), per executable.
     var extraArguments: [String: [String]] = [:]
+
+    var bin: URL { children.bin }
+    var root: URL { children.root }
 
     /// Where the built executables are: beside the test bundle.
     static func binaryDirectory() throws -> URL {
@@ -27,9 +30,7 @@ final class Platform {
     }
 
     init() throws {
-        bin = try Self.binaryDirectory()
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("cafe-it-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        children = try ChildProcesses(prefix: "cafe-it")
         let names = ["bus-xsub", "bus-xpub", "bus", "region-fixes"] + Self.services
         let free = try LoopbackPorts.free(names.count)
         ports = Dictionary(uniqueKeysWithValues: zip(names, free))
@@ -57,20 +58,13 @@ final class Platform {
         return args + (extraArguments[service] ?? [])
     }
 
-    /// Starts one executable; its stdout and stderr go to a log file (nothing to drain, nothing to block).
+    /// Starts one executable, logging to `<service>.log` (continued when it is started again).
     func start(_ service: String) throws {
-        let process = Process()
-        process.executableURL = bin.appendingPathComponent(service)
-        process.arguments = arguments(for: service)
-        let log = root.appendingPathComponent("\(service).log")
-        if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
-        let handle = try FileHandle(forWritingTo: log)
-        handle.seekToEndOfFile()
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        processes[service] = process
+        try children.start(service, executable: service, arguments: arguments(for: service), inRootFolder: false)
     }
+
+    /// The process last started for `service`.
+    func process(_ service: String) -> Process? { children.process(service) }
 
     /// Starts the bus and the five services and waits until every one answers health.
     func startAll() throws {
@@ -95,73 +89,28 @@ final class Platform {
     }
 
     func waitHealthy(_ service: String, timeout: Double = 20) throws {
-        let context = try Context()
-        let client = RequestClient(context: context, endpoint: endpoint(service), timeoutMilliseconds: 500)
-        defer { client.close() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if processes[service]?.isRunning == false { throw PlatformError("\(service) exited: \(log(service).suffix(2000))") }
-            if let status = try? client.call(Op.health, Empty(), as: HealthStatus.self), status.status == "ok" { return }
-            usleep(100_000)
-        }
-        throw PlatformError("\(service) did not become healthy in \(timeout) s: \(log(service).suffix(2000))")
+        try children.waitHealthy(service, endpoint: endpoint(service), timeout: timeout)
     }
 
     /// SIGKILL: the process gets no chance to flush or close anything.
-    func kill9(_ service: String) {
-        guard let process = processes[service] else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    func kill9(_ service: String) { children.kill9(service) }
 
     /// SIGTERM and the time the process took to exit, or nil when it had not exited after `limit` seconds.
-    func terminate(_ service: String, limit: Double = 5) -> (seconds: Double, status: Int32)? {
-        guard let process = processes[service] else { return nil }
-        let started = Date()
-        kill(process.processIdentifier, SIGTERM)
-        while process.isRunning && Date().timeIntervalSince(started) < limit { usleep(10_000) }
-        guard !process.isRunning else { return nil }
-        return (Date().timeIntervalSince(started), process.terminationStatus)
-    }
+    func terminate(_ service: String, limit: Double = 5) -> (seconds: Double, status: Int32)? { children.terminate(service, limit: limit) }
 
-    func log(_ service: String) -> String {
-        (try? String(contentsOf: root.appendingPathComponent("\(service).log"), encoding: .utf8)) ?? ""
-    }
+    func log(_ service: String) -> String { children.log(service) }
 
-    /// Runs cafectl against this platform and returns (exit status, stdout, stderr).
-    func cafectl(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = bin.appendingPathComponent("cafectl")
-        process.arguments = arguments + ["--bus", endpoint("bus"), "--ingest", endpoint("beacon-ingest"), "--region", endpoint("region-monitor"),
-                                         "--orders", endpoint("order-service"), "--kitchen", endpoint("kitchen-display"),
-                                         "--notify", endpoint("notification-service"), "--bus-pub", busPub, "--bus-sub", busSub]
-        let out = root.appendingPathComponent("cafectl-\(UUID().uuidString.prefix(6)).out")
-        let err = out.appendingPathExtension("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOf: out, encoding: .utf8)) ?? "", (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    /// Runs cafectl against this platform to completion (killed after two minutes).
+    func cafectl(_ arguments: [String]) throws -> CommandResult {
+        try runCommand(bin.appendingPathComponent("cafectl"),
+                       arguments + ["--bus", endpoint("bus"), "--ingest", endpoint("beacon-ingest"), "--region", endpoint("region-monitor"),
+                                    "--orders", endpoint("order-service"), "--kitchen", endpoint("kitchen-display"),
+                                    "--notify", endpoint("notification-service"), "--bus-pub", busPub, "--bus-sub", busSub],
+                       timeout: 120)
     }
 
     /// Stops everything: SIGTERM, then SIGKILL for anything still alive after 3 s; removes the folder.
-    func stop() {
-        for process in processes.values where process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = Date().addingTimeInterval(3)
-        for process in processes.values {
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-        processes.removeAll()
-        if ProcessInfo.processInfo.environment["CAFE_KEEP_TEST_DATA"] == nil { try? FileManager.default.removeItem(at: root) }
-    }
-
-    deinit { stop() }
+    func stop() { children.stop() }
 }
 
 struct PlatformError: Error, CustomStringConvertible {

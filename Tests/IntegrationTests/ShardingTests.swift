@@ -35,7 +35,7 @@ struct ShardingTests {
             let campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("deploy/campus.json").path
             try children.start("bus", executable: "bus", arguments: ["--xsub", endpoint("bus-xsub"), "--xpub", endpoint("bus-xpub"), "--listen", endpoint("bus")])
-            _ = try children.waitHealthy("bus", endpoint: endpoint("bus"))
+            try children.waitHealthy("bus", endpoint: endpoint("bus"))
             for shard in 0..<ShardingTests.shards {
                 for service in ["beacon-ingest", "region-monitor"] {
                     let instance = "\(service)-s\(shard)"

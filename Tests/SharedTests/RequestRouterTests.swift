@@ -59,6 +59,7 @@ struct RequestRouterTests {
         ("{\"op\":\"greet\",\"id\":\"1\",\"body\":{\"count\":1}}", "request.invalidField", "missing field body.name"),
         ("{\"op\":\"greet\",\"id\":\"1\",\"body\":{\"name\":\"Ada\",\"count\":\"two\"}}", "request.invalidField", "field body.count must be an integer"),
         ("{\"op\":\"greet\",\"id\":\"1\",\"body\":{\"name\":null,\"count\":1}}", "request.invalidField", "field body.name must be a string, not null"),
+        ("{\"op\":\"greet\",\"id\":\"1\",\"body\":{\"name\":\"Ada\",\"name\":\"Bob\",\"count\":1}}", "request.malformed", "field body.name is given more than once"),
         ("{\"op\":\"greet\",\"id\":\"1\",\"body\":{\"name\":\"Ada\",\"count\":1.5}}", "request.invalidField",
          "field body.count must be a number of its type (a whole number for an integer, not negative for an unsigned one, in range)"),
         ("{\"op\":\"reserve\",\"id\":\"1\",\"body\":{\"name\":\"Ada\",\"count\":1}}", "order.windowFull", "the 9:40 window is full; next free 9:50"),

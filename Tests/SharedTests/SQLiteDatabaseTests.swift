@@ -1,5 +1,5 @@
 import Foundation
-import SQLite
+@testable import SQLite
 import Testing
 
 /// A database in a fresh temporary folder, closed and removed by `finish()`.
@@ -228,6 +228,26 @@ struct SQLiteDatabaseTests {
         try temp.db.run(sql, "b")
         #expect(temp.db.changes == 1)
         #expect(try temp.db.query("SELECT k FROM t ORDER BY k").map { $0.string("k") } == ["a", "b"])
+    }
+
+    @Test("a statement dropped without close() is finalized by its deinit; one held past close() is finalized once")
+    func statementDeinit() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        #expect(temp.db.liveStatementCount == 0)
+        do {
+            // Outside the cache: nothing but its own deinit finalizes it.
+            let statement = try Statement(database: temp.db, sql: "SELECT 1 AS one")
+            #expect(try statement.rows().first?.int("one") == 1)
+            #expect(temp.db.liveStatementCount == 1)
+        }
+        #expect(temp.db.liveStatementCount == 0, "the dropped statement was finalized")
+        #expect(try temp.db.query("SELECT 2 AS two").first?.int("two") == 2)
+        #expect(temp.db.liveStatementCount == 1, "a cached statement lives until close()")
+        // close() finalizes it; its deinit, after the test lets go of it, must not do so again.
+        let held = try temp.db.prepare("SELECT 2 AS two")
+        temp.db.close()
+        #expect(held.sql == "SELECT 2 AS two")
     }
 
     @Test("a closed database refuses calls with SQLITE_MISUSE; closing twice is harmless")

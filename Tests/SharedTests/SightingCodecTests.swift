@@ -35,7 +35,7 @@ struct SightingCodecTests {
     @Test("fast encoding decodes, with Foundation, to the same envelope; and is the same JSON object")
     func encodeMatchesGeneric() throws {
         for envelope in Self.samples() {
-            let fast = try #require(SightingCodec.encode(envelope, { if case .sighting(let s) = envelope.body { return s }; fatalError() }()))
+            let fast = try #require(envelope.fastEncoded())
             #expect(try JSONDecoder().decode(Envelope.self, from: fast) == envelope)
             let a = try JSONSerialization.jsonObject(with: fast) as? NSDictionary
             let b = try JSONSerialization.jsonObject(with: try Self.generic(envelope)) as? NSDictionary
@@ -48,7 +48,7 @@ struct SightingCodecTests {
     func decodeMatchesGeneric() throws {
         for envelope in Self.samples() {
             let frame = try Self.generic(envelope)
-            #expect(SightingCodec.decode(frame) == envelope)
+            #expect(Envelope.fastDecode(frame) == envelope)
             #expect(try Wire.decodeEnvelope(frame) == envelope)
         }
     }
@@ -68,7 +68,7 @@ struct SightingCodecTests {
     func fallback(frame: String, error: String?) throws {
         let data = Data(frame.utf8)
         if let error {
-            #expect(SightingCodec.decode(data) == nil)
+            #expect(Envelope.fastDecode(data) == nil)
             do {
                 _ = try Wire.decodeEnvelope(data)
                 Issue.record("decoded a frame that must be refused")
@@ -92,12 +92,12 @@ struct BatchReplyCodecTests {
             IngestBatchItem(deviceId: "a", result: IngestResult(accepted: 4, rejected: 0, rejections: [])),
             IngestBatchItem(deviceId: "quote\"d", result: IngestResult(accepted: 1, rejected: 0, rejections: [])),
         ]))
-        #expect(try #require(RequestCodec.encode(clean)) == (try encoder.encode(clean)))
+        #expect(try #require(clean.fastEncoded()) == (try encoder.encode(clean)))
         #expect(Wire.encode(clean) == (try encoder.encode(clean)))
         let refused = Reply.success(IngestBatchResult(accepted: 0, rejected: 1, results: [
             IngestBatchItem(deviceId: "b", error: ServiceError(.invalidField, "bad")),
         ]))
-        #expect(RequestCodec.encode(refused) == nil)
+        #expect(refused.fastEncoded() == nil)
         #expect(try Wire.decodeReply(Wire.encode(refused), body: IngestBatchResult.self).get() == refused.body)
     }
 
@@ -117,12 +117,12 @@ struct BatchReplyCodecTests {
             IngestReport(deviceId: "d2"),
         ]))
         let frame = Wire.encode(batch)
-        let fast = try #require(RequestCodec.ingestBatch(frame))
+        let fast = try #require(Request<IngestBatch>.fastDecode(frame))
         #expect(fast.body == batch.body && fast.op == batch.op && fast.id == batch.id)
-        #expect(RequestCodec.head(frame)?.op == Op.ingestBatch)
+        #expect(RequestHead.fastDecode(frame)?.op == Op.ingestBatch)
         // A null optional, or a wrong type, is left to the generic decoder.
         let odd = Data(#"{"op":"ingest.batch","id":"x","body":{"reports":[{"deviceId":"d","status":null}]}}"#.utf8)
-        #expect(RequestCodec.ingestBatch(odd) == nil)
+        #expect(Request<IngestBatch>.fastDecode(odd) == nil)
         #expect(try Wire.decodeRequest(odd, body: IngestBatch.self).body.reports.first?.status == nil)
         let wrong = Data(#"{"op":"ingest.batch","id":"x","body":{"reports":[{"deviceId":7}]}}"#.utf8)
         #expect(throws: WireError.self) { try Wire.decodeRequest(wrong, body: IngestBatch.self) }

@@ -184,20 +184,57 @@ struct ZeroMQSocketTests {
         #expect(try socket.sendHighWaterMark == messages)
     }
 
-    @Test("every other option the platform sets is accepted by libzmq")
+    @Test("every other option the platform sets reads back as set, or (write-only in libzmq) shows in behaviour")
     func otherOptions() throws {
         let context = try Context()
         let req = try Socket(context, .req)
         defer { req.close() }
         try req.setSendTimeout(milliseconds: 100)
-        try req.setReceiveTimeout(milliseconds: 100)
+        try req.setReceiveTimeout(milliseconds: 150)
         try req.setHeartbeat(intervalMilliseconds: 1_000, timeoutMilliseconds: 3_000, ttlMilliseconds: 5_000)
         try req.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2_000)
         try req.setImmediate(true)
         try req.setRequestRelaxed(true)
         try req.setZAPDomain("cafe")
+        try req.setMaxMessageSize(bytes: 4_096)
+        try req.setReceiveHighWaterMark(77)
+        #expect(try req.sendTimeout == 100)
+        #expect(try req.receiveTimeout == 150)
+        let heartbeat = try req.heartbeat
+        #expect(heartbeat.interval == 1_000 && heartbeat.timeout == 3_000 && heartbeat.ttl == 5_000)
+        let reconnect = try req.reconnectInterval
+        #expect(reconnect.milliseconds == 100 && reconnect.maxMilliseconds == 2_000)
+        #expect(try req.immediate)
+        #expect(try req.zapDomain == "cafe")
+        #expect(try req.maxMessageSize == 4_096)
+        #expect(try req.receiveHighWaterMark == 77)
+
+        // ZMQ_REQ_RELAXED and ZMQ_REQ_CORRELATE cannot be read back: a relaxed REQ may send again
+        // before a reply (a strict one is refused, see ZeroMQPatternTests), and a correlating one
+        // puts a request id before the empty delimiter.
+        let router = try Socket(context, .router)
+        defer { router.close() }
+        try req.connect(try bindFresh(router, .inproc))
+        try req.send("one")
+        try req.send("two")
+        for body in ["one", "two"] {
+            let message = try #require(try router.receiveMultipart(timeoutMilliseconds: 2_000))
+            #expect(message.count == 4, "identity, request id, delimiter, body")
+            #expect(message.last.map { $0.utf8Text } == body)
+        }
+
+        // ZMQ_XPUB_VERBOSE cannot be read back either: a verbose XPUB passes on a subscription
+        // a second subscriber repeats, which a plain one swallows.
         let xpub = try Socket(context, .xpub)
         defer { xpub.close() }
         try xpub.setXPubVerbose(true)
+        let endpoint = try bindFresh(xpub, .inproc)
+        let subscribers = try (0..<2).map { _ in try Socket(context, .sub) }
+        defer { subscribers.forEach { $0.close() } }
+        for subscriber in subscribers {
+            try subscriber.connect(endpoint)
+            try subscriber.subscribe("menu.")
+            #expect(try xpub.receiveMultipart(timeoutMilliseconds: 2_000) == [Data([1]) + frame("menu.")])
+        }
     }
 }

@@ -1,0 +1,92 @@
+/// Hand-written readers for what phones (`ingest.report`) and edge gateways (`ingest.batch`) send
+/// to beacon-ingest at campus rate. A `null` for an optional member gives up: Foundation reads it
+/// as absent.
+extension IngestBatch: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> IngestBatch? {
+        var reports: [IngestReport]?
+        let ok = scanner.object { sc, key in
+            "reports" ~= key ? fill(&reports, sc.list(of: IngestReport.self)) : nil
+        }
+        guard ok, let reports else { return nil }
+        return IngestBatch(reports: reports)
+    }
+}
+
+extension IngestReport: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> IngestReport? {
+        var deviceId: String?, status: DeviceStatusReport?, sightings: [RangingReport]?, fixes: [FixReport]?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "deviceId": fill(&deviceId, sc.string())
+            case "status": fill(&status, DeviceStatusReport.read(from: &sc))
+            case "sightings": fill(&sightings, sc.list(of: RangingReport.self))
+            case "fixes": fill(&fixes, sc.list(of: FixReport.self))
+            default: nil
+            }
+        }
+        guard ok, let deviceId else { return nil }
+        return IngestReport(deviceId: deviceId, status: status, sightings: sightings, fixes: fixes)
+    }
+}
+
+extension DeviceStatusReport: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> DeviceStatusReport? {
+        var authorization: Authorization?, foreground: Bool?, precise: Bool?, monitoring: Bool?, ranging: Bool?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "authorization": fill(&authorization, sc.string().flatMap(Authorization.init(rawValue:)))
+            case "foreground": fill(&foreground, sc.bool())
+            case "precise": fill(&precise, sc.bool())
+            case "monitoringAvailable": fill(&monitoring, sc.bool())
+            case "rangingAvailable": fill(&ranging, sc.bool())
+            default: nil
+            }
+        }
+        guard ok, let authorization, let foreground, let precise, let monitoring, let ranging else { return nil }
+        return DeviceStatusReport(authorization: authorization, foreground: foreground, precise: precise, monitoringAvailable: monitoring, rangingAvailable: ranging)
+    }
+}
+
+extension RangingReport: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> RangingReport? {
+        var uuid: String?, major: Int?, minor: Int?, rssi: Int?, power: Int?, timestamp: Timestamp?
+        var proximity: String?, accuracy: Double?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "uuid": fill(&uuid, sc.string())
+            case "major": fill(&major, sc.int())
+            case "minor": fill(&minor, sc.int())
+            case "rssi": fill(&rssi, sc.int())
+            case "measuredPower": fill(&power, sc.int())
+            case "timestamp": fill(&timestamp, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            // Kept as text: a value this build does not know is refused per item, as the generic decoder does.
+            case "proximity": fill(&proximity, sc.string())
+            case "accuracy": fill(&accuracy, sc.number())
+            default: nil
+            }
+        }
+        guard ok, let uuid, let major, let minor, let rssi, let power, let timestamp else { return nil }
+        var report = RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: timestamp,
+                                   proximity: proximity.flatMap(Proximity.init(rawValue:)), accuracy: accuracy)
+        if report.proximity == nil { report.unrecognizedProximity = proximity }
+        return report
+    }
+}
+
+extension FixReport: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> FixReport? {
+        var latitude: Double?, longitude: Double?, accuracy: Double?, precise: Bool?, timestamp: Timestamp?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "latitude": fill(&latitude, sc.number())
+            case "longitude": fill(&longitude, sc.number())
+            case "horizontalAccuracy": fill(&accuracy, sc.number())
+            case "precise": fill(&precise, sc.bool())
+            case "timestamp": fill(&timestamp, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            default: nil
+            }
+        }
+        guard ok, let latitude, let longitude, let accuracy, let precise, let timestamp else { return nil }
+        return FixReport(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, precise: precise, timestamp: timestamp)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+@testable import Messages
+import Testing
+
+/// Every hand-written reader (`FastJSONDecodable`) against Foundation's route, on one table of
+/// valid and invalid frames: the service's route must give the same value as Foundation's or the
+/// same error code, and whatever a reader reads must be exactly what Foundation's route reads.
+@Suite("Codec differential: every fast reader agrees with Foundation's route")
+struct CodecDifferentialTests {
+    /// What the table says of a frame, for the route it was written for.
+    enum Expect: Sendable {
+        /// The hand-written reader reads it.
+        case fast
+        /// The reader gives up; Foundation's route reads it.
+        case foundation
+        /// Both routes refuse it.
+        case refused
+        /// A member name is given twice: refused on every route, the request's head included.
+        case repeated
+    }
+
+    enum Kind: String, Sendable { case report, batch, envelope }
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        let label: String
+        let kind: Kind
+        let text: String
+        let expect: Expect
+        var testDescription: String { "\(kind.rawValue): \(label)" }
+    }
+
+    static let uuid = "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30"
+    static let sighting = #"{"uuid":"UUID","major":1,"minor":2,"rssi":-61,"measuredPower":-59,"timestamp":"2026-01-01T00:00:00.000Z","proximity":"near","accuracy":1.5}"#
+    static let fix = #"{"latitude":37.3349,"longitude":-122.009,"horizontalAccuracy":12.5,"precise":true,"timestamp":"2026-01-01T00:00:00.000Z"}"#
+    static let status = #"{"authorization":"whenInUse","foreground":true,"precise":true,"monitoringAvailable":true,"rangingAvailable":true}"#
+    static let report = #"{"deviceId":"phone-1","status":STATUS,"sightings":[SIGHTING],"fixes":[FIX]}"#
+    static let envelope = #"{"body":{"accuracy":1.41,"beacon":{"major":1,"minor":2,"uuid":"UUID"},"deviceId":"phone-1","measuredPower":-59,"observedAt":"2026-01-01T00:00:00.000Z","proximity":"near","rssi":-61},"id":"e1","seq":7,"source":"beacon-ingest","stream":"sighting","time":"2026-01-01T00:00:00.000Z","type":"sighting.reported","v":1}"#
+
+    /// The template of `kind` with `replace` applied, each pattern required to be present.
+    static func text(_ kind: Kind, _ replace: [(String, String)] = []) -> String {
+        let body = report.replacingOccurrences(of: "STATUS", with: status).replacingOccurrences(of: "SIGHTING", with: sighting)
+            .replacingOccurrences(of: "FIX", with: fix)
+        var text = switch kind {
+        case .report: #"{"op":"ingest.report","id":"r1","body":"# + body + "}"
+        case .batch: #"{"op":"ingest.batch","id":"b1","body":{"reports":["# + body + #",{"deviceId":"phone-2"}]}}"#
+        case .envelope: envelope
+        }
+        for (old, new) in replace {
+            precondition(text.contains(old), "the \(kind) template has no \(old)")
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        return text.replacingOccurrences(of: "UUID", with: uuid)
+    }
+
+    static func row(_ label: String, _ kind: Kind, _ expect: Expect, _ replace: [(String, String)] = []) -> Row {
+        Row(label: label, kind: kind, text: text(kind, replace), expect: expect)
+    }
+
+    /// Spaces, tabs, carriage returns and newlines after every token: all the whitespace JSON allows.
+    static func spaced(_ text: String) -> String {
+        var out = " \t"
+        var inString = false, escaped = false
+        for c in text {
+            out.append(c)
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if c == "\\" {
+                    escaped = true
+                } else if c == "\"" {
+                    inString = false
+                    out += " \r\n"
+                }
+            } else if c == "\"" {
+                inString = true
+            } else if "{}[],:".contains(c) {
+                out += "\n\t "
+            }
+        }
+        return out + "\r\n"
+    }
+
+    static func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+
+    /// Objects `depth` deep, each closed by a name written with an escape: skipping must stay
+    /// linear however names are written (re-reading an object on meeting one would double the work
+    /// per level).
+    static func escapedNames(_ depth: Int) -> String {
+        (0..<depth).reduce("{}") { inner, _ in #"{"a":"# + inner + #","\u0062":1}"# }
+    }
+
+    static let rows: [Row] = [
+        // Valid frames the readers take.
+        row("the template", .report, .fast),
+        row("the template", .batch, .fast),
+        row("the template", .envelope, .fast),
+        Row(label: "whitespace everywhere", kind: .report, text: spaced(text(.report)), expect: .fast),
+        Row(label: "whitespace everywhere", kind: .envelope, text: spaced(text(.envelope)), expect: .fast),
+        row("unicode and escapes in a string", .report, .fast, [("phone-1", #"ph\u006Fne-\u00e9-\ud83d\ude00-\"q\"-\\-\/"#)]),
+        row("text beyond ASCII", .report, .fast, [("phone-1", "gr\u{00FC}\u{00DF}e-\u{1F600}")]),
+        row("an escaped member name", .report, .fast, [(#""deviceId""#, #""\u0064eviceId""#)]),
+        row("unknown members at every level", .report, .fast, [(#""id":"r1""#, #""id":"r1","extra":{"a":[1,-2.5e3,{"b":null}],"c":"x"}"#),
+                                                             (#""deviceId""#, #""later":[true,false],"deviceId""#), (#""rssi""#, #""note":"","rssi""#)]),
+        row("an unknown member named with a surrogate pair", .report, .fast, [(#""deviceId""#, #""\ud83d\ude00":1,"deviceId""#)]),
+        row("an unknown member 60 deep", .report, .fast, [(#""deviceId""#, #""deep":"# + nested(60) + #","deviceId""#)]),
+        row("objects 40 deep, each with an escaped name", .report, .fast, [(#""deviceId""#, #""deep":"# + escapedNames(40) + #","deviceId""#)]),
+        row("no optional members", .report, .fast, [(#""status":"# + status + ",", ""), (#","sightings":["# + sighting + "]", ""), (#","fixes":["# + fix + "]", "")]),
+        row("empty lists", .report, .fast, [("[" + sighting + "]", "[]"), ("[" + fix + "]", "[]")]),
+        row("an unknown proximity, kept for the validator", .report, .fast, [(#""near""#, #""close""#)]),
+        row("unknown members", .envelope, .fast, [(#""v":1"#, #""v":1,"extra":[1,{"a":null}]"#), (#""rssi":-61"#, #""rssi":-61,"more":true"#)]),
+        // Valid frames the readers leave to Foundation.
+        row("null optional members", .report, .foundation, [(#""id":"r1""#, #""id":null"#), (#""status":"# + status, #""status":null"#)]),
+        row("whole numbers written with an exponent or a fraction", .report, .foundation, [(#""major":1"#, #""major":1e0"#), (#""rssi":-61"#, #""rssi":-61.0"#)]),
+        row("a byte order mark", .report, .foundation, [(#"{"op""#, "\u{FEFF}" + #"{"op""#)]),
+        row("what Foundation tolerates in a value it skips", .report, .foundation, [(#""deviceId""#, "\"junk\":[01,1.,\"tab\there\"],\"deviceId\"")]),
+        row("another event type", .envelope, .foundation, [(#""sighting.reported""#, #""heartbeat""#), (#"{"body":{"accuracy""#, #"{"body":{"service":"s","streams":{},"replayEndpoint":"tcp://x:1","accuracy""#)]),
+        row("an unknown member 500 deep", .report, .foundation, [(#""deviceId""#, #""deep":"# + nested(500) + #","deviceId""#)]),
+        row("a name twice 500 deep", .report, .repeated, [(#""deviceId""#, #""deep":"# + String(repeating: "[", count: 499) + #"{"a":1,"a":2}"# + String(repeating: "]", count: 499) + #","deviceId""#)]),
+        row("a sequence number beyond Int64", .envelope, .foundation, [(#""seq":7"#, #""seq":18446744073709551615"#)]),
+        row("a frame beyond the reader's limit", .envelope, .foundation, [(#""v":1"#, #""v":1,"pad":""# + String(repeating: "x", count: 2048) + "\"")]),
+        // Invalid frames: both routes refuse, with the same code.
+        row("a device id of the wrong type", .report, .refused, [(#""phone-1""#, "7")]),
+        row("an rssi of the wrong type", .report, .refused, [("-61", #""loud""#)]),
+        row("sightings as an object", .report, .refused, [("[" + sighting + "]", sighting)]),
+        row("a boolean as text", .report, .refused, [(#""precise":true,"timestamp""#, #""precise":"true","timestamp""#)]),
+        row("an unknown authorization", .report, .refused, [("whenInUse", "sometimes")]),
+        row("a time that is not RFC 3339", .report, .refused, [(#""horizontalAccuracy":12.5,"precise":true,"timestamp":"2026-01-01T00:00:00.000Z""#, #""horizontalAccuracy":12.5,"precise":true,"timestamp":"yesterday""#)]),
+        row("no op", .report, .refused, [(#""op":"ingest.report","#, "")]),
+        row("no body", .report, .refused, [(#","body":"#, #","bodies":"#)]),
+        row("no device id", .report, .refused, [(#""deviceId":"phone-1","#, "")]),
+        row("a sighting without rssi", .report, .refused, [(#""rssi":-61,"#, "")]),
+        row("a huge rssi", .report, .refused, [("-61", "1e30")]),
+        row("an rssi beyond Int64", .report, .refused, [("-61", "99999999999999999999")]),
+        row("a fractional major", .report, .refused, [(#""major":1"#, #""major":1.5"#)]),
+        row("a latitude beyond a Double", .report, .refused, [("37.3349", "1e400")]),
+        row("a lone surrogate", .report, .refused, [("phone-1", #"\ud800"#)]),
+        row("an escape JSON does not have", .report, .refused, [("phone-1", #"\x"#)]),
+        row("an unknown member 600 deep", .report, .refused, [(#""deviceId""#, #""deep":"# + nested(600) + #","deviceId""#)]),
+        row("an unknown member 100 000 deep", .report, .refused, [(#""deviceId""#, #""deep":"# + nested(100_000) + #","deviceId""#)]),
+        row("trailing garbage", .report, .refused, [(#"}]}}"#, #"}]}} x"#)]),
+        row("a second report of the wrong type", .batch, .refused, [(#"{"deviceId":"phone-2"}"#, "7")]),
+        row("an unsupported version", .envelope, .refused, [(#""v":1"#, #""v":2"#)]),
+        row("an unknown event type", .envelope, .refused, [(#""sighting.reported""#, #""sighting.teleported""#)]),
+        row("a negative sequence number", .envelope, .refused, [(#""seq":7"#, #""seq":-1"#)]),
+        row("an unknown proximity", .envelope, .refused, [(#""near""#, #""close""#)]),
+        row("a huge rssi", .envelope, .refused, [("-61", "1e30")]),
+        // A member name given twice, anywhere: refused on every route.
+        row("op twice", .report, .repeated, [(#""op":"ingest.report""#, #""op":"ingest.report","op":"health""#)]),
+        row("id twice", .report, .repeated, [(#""id":"r1""#, #""id":"r1","id":"r2""#)]),
+        row("body twice", .report, .repeated, [(#""id":"r1","#, #""id":"r1","body":{"deviceId":"x"},"#)]),
+        row("device id twice", .report, .repeated, [(#""deviceId":"phone-1""#, #""deviceId":"phone-1","deviceId":"phone-2""#)]),
+        row("a name and its escaped spelling", .report, .repeated, [(#""deviceId":"phone-1""#, #""deviceId":"phone-1","\u0064eviceId":"phone-2""#)]),
+        row("a status member twice", .report, .repeated, [(#""foreground":true"#, #""foreground":true,"foreground":false"#)]),
+        row("rssi twice", .report, .repeated, [(#""rssi":-61"#, #""rssi":-61,"rssi":-90"#)]),
+        row("a fix member twice", .report, .repeated, [(#""latitude":37.3349"#, #""latitude":37.3349,"latitude":1"#)]),
+        row("an unknown member twice", .report, .repeated, [(#""id":"r1""#, #""id":"r1","x":1,"x":1"#)]),
+        row("canonically equal unknown names", .report, .repeated, [(#""deviceId""#, #""caf\u00e9":1,"cafe\u0301":2,"deviceId""#)]),
+        row("a name twice inside a skipped value", .report, .repeated, [(#""deviceId""#, #""extra":[{"a":1},{"b":1,"b":2}],"deviceId""#)]),
+        row("a name twice beside Foundation-tolerated junk", .report, .repeated, [(#""deviceId""#, "\"junk\":[01,],\"deviceId\":\"x\",\"deviceId\"")]),
+        row("a name twice in the second report", .batch, .repeated, [(#"{"deviceId":"phone-2"}"#, #"{"deviceId":"phone-2","deviceId":"phone-3"}"#)]),
+        row("reports twice", .batch, .repeated, [(#"{"reports":["#, #"{"reports":[],"reports":["#)]),
+        row("v twice", .envelope, .repeated, [(#""v":1"#, #""v":1,"v":2"#)]),
+        row("a beacon member twice", .envelope, .repeated, [(#""major":1"#, #""major":1,"major":1"#)]),
+        row("an unknown member twice", .envelope, .repeated, [(#""v":1"#, #""v":1,"x":{},"x":{}"#)]),
+        row("a name twice in another event type", .envelope, .repeated, [(#""sighting.reported""#, #""heartbeat""#),
+                                                                          (#"{"body":{"accuracy""#, #"{"body":{"service":"s","service":"t","streams":{},"replayEndpoint":"tcp://x:1","accuracy""#)]),
+    ]
+
+    /// What a route made of a frame.
+    enum Outcome<Value> {
+        case value(Value)
+        case refused(WireError)
+
+        init(_ decode: () throws(WireError) -> Value) {
+            do { self = .value(try decode()) } catch { self = .refused(error) }
+        }
+
+        var value: Value? { if case .value(let v) = self { v } else { nil } }
+        var error: WireError? { if case .refused(let e) = self { e } else { nil } }
+    }
+
+    /// Feeds `frame` to `T`'s reader (chosen by conformance, as `Wire` chooses it), to Foundation's
+    /// route and to the service's route; checks they agree and what the row expects.
+    func compare<T: Decodable>(_ type: T.Type, _ row: Row, _ expect: Expect?, malformed: ErrorCode, same: (T, T) -> Bool) {
+        let frame = Data(row.text.utf8)
+        let fast = Wire.fastDecode(T.self, from: frame)
+        let generic = Outcome { () throws(WireError) in try Wire.decodeGeneric(T.self, from: frame, malformed: malformed) }
+        let service = Outcome { () throws(WireError) in try Wire.decode(T.self, from: frame, maxBytes: Wire.defaultMaxFrameBytes, tooLarge: .tooLarge, malformed: malformed) }
+        let name = "\(T.self) \(row.testDescription)"
+        if let fast {
+            #expect(generic.value.map { same(fast, $0) } == true, "\(name): the reader read what Foundation's route did not: \(generic)")
+        }
+        switch (service, generic) {
+        case (.value(let a), .value(let b)): #expect(same(a, b), "\(name): different values")
+        case (.refused(let a), .refused(let b)): #expect(a.code == b.code, "\(name): \(a) against \(b)")
+        default: Issue.record("\(name): the service's route says \(service), Foundation's \(generic)")
+        }
+        switch expect {
+        case .fast?: #expect(fast != nil, "\(name): the reader gave up")
+        case .foundation?:
+            #expect(fast == nil, "\(name): the reader read it")
+            #expect(generic.value != nil, "\(name): refused: \(generic)")
+        case .refused?: #expect(generic.error != nil, "\(name): read")
+        case .repeated?:
+            #expect(fast == nil, "\(name): the reader read it")
+            #expect(generic.error?.code == malformed && generic.error?.message.hasSuffix("is given more than once") == true, "\(name): \(generic)")
+        case nil: break
+        }
+    }
+
+    @Test("each reader gives Foundation's value or Foundation's error code", arguments: rows)
+    func differential(_ row: Row) {
+        switch row.kind {
+        case .report:
+            compare(Request<IngestReport>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
+        case .batch:
+            compare(Request<IngestBatch>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
+        case .envelope:
+            compare(Envelope.self, row, row.expect, malformed: .messageMalformed, same: ==)
+            return
+        }
+        // Every request frame also goes to the head reader: it reads what a valid frame holds and
+        // refuses a repeated name anywhere, the body included, as Foundation's route does.
+        let head: Expect? = switch row.expect {
+        case .fast: .fast
+        case .repeated: .repeated
+        default: nil
+        }
+        compare(RequestHead.self, row, head, malformed: .malformed) { $0.op == $1.op && $0.id == $1.id }
+    }
+
+    @Test("a repeated name is named by its path")
+    func repeatedPath() {
+        let frame = Data(Self.text(.batch, [(#"{"deviceId":"phone-2"}"#, #"{"deviceId":"phone-2","deviceId":"phone-3"}"#)]).utf8)
+        #expect(throws: WireError(.invalidField, "field body.reports[1].deviceId is given more than once")) {
+            try Wire.decodeRequest(frame, body: IngestBatch.self)
+        }
+        #expect(throws: WireError(.malformed, "field body.reports[1].deviceId is given more than once")) { try Wire.decodeRequestHead(frame) }
+    }
+
+    @Test("the readers are chosen by conformance: a type without one goes to Foundation")
+    func chosenByConformance() {
+        let frame = Data(#"{"op":"health","id":"h"}"#.utf8)
+        #expect(Wire.fastDecode(Request<Empty>.self, from: frame) == nil)
+        #expect(Wire.fastDecode(RequestHead.self, from: frame)?.op == "health")
+        #expect((try? Wire.decodeRequest(frame, body: Empty.self))?.op == "health")
+    }
+}
