@@ -12,6 +12,9 @@ public final class Database {
     /// The last failure of the storage itself (disk full, I/O, corruption), cleared by the next
     /// commit that succeeds; a constraint or a programming error is not one.
     public private(set) var storageFailure: SQLiteError?
+    /// The last storage failure and when it happened (`systemUptime`), kept after a commit clears
+    /// `storageFailure`: on a full disk some writes still fit, and health should not flicker.
+    public private(set) var lastStorageFailure: (error: SQLiteError, uptime: Double)?
     /// Corruption was reported on this connection: it does not heal by itself.
     public private(set) var corruptionSeen = false
     /// `sqlite3_total_changes` when the outermost transaction began: a commit that wrote rows
@@ -68,9 +71,19 @@ public final class Database {
         try execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
+    /// The storage failure health should report: the current one, or one within `seconds`.
+    public func recentStorageFailure(within seconds: Double) -> SQLiteError? {
+        if let storageFailure { return storageFailure }
+        guard let last = lastStorageFailure, ProcessInfo.processInfo.systemUptime - last.uptime < seconds else { return nil }
+        return last.error
+    }
+
     /// Remembers a failure of the storage itself for health; passes any error through.
     private func noted(_ error: SQLiteError) -> SQLiteError {
-        if error.isStorageFailure { storageFailure = error }
+        if error.isStorageFailure {
+            storageFailure = error
+            lastStorageFailure = (error, ProcessInfo.processInfo.systemUptime)
+        }
         if error.isCorruption { corruptionSeen = true }
         return error
     }

@@ -75,7 +75,7 @@ public final class ServiceHost {
     public var degradedReasons: [String] {
         var reasons: [String] = []
         if db.corruptionSeen { reasons.append("storage.corrupt") }
-        if let failure = db.storageFailure { reasons.append(failure.isFull ? "storage.full" : "storage.failing") }
+        if let failure = db.recentStorageFailure(within: 10) { reasons.append(failure.isFull ? "storage.full" : "storage.failing") }
         if publisher.link.isUnreachable { reasons.append("bus.unreachable") }
         if let consumer { reasons += consumer.degradedReasons }
         return reasons

@@ -67,7 +67,7 @@ struct StorageFailureTests {
         try filler.free()
         let expected = ([first] + later).map(\.orderId)
         _ = try eventually("every ready order notified after space came back", timeout: 30) { Set(try readyOrders()) == Set(expected) ? true : nil }
-        _ = try eventually("health ok again") { try health().status == "ok" ? true : nil }
+        _ = try eventually("health ok again", timeout: 25) { try health().status == "ok" ? true : nil }
         usleep(1_500_000)
         let ready = try readyOrders()
         #expect(ready.count == 6 && Set(ready) == Set(expected), "each exactly once: \(ready)")
