@@ -94,7 +94,11 @@ public final class BusConsumer {
         var more = true
         for _ in 0..<64 where more {
             do {
-                more = try db.transaction { try drainBatch(until: Reactor.monotonic() + 0.002) }
+                more = try db.transaction {
+                    let more = try drainBatch(until: Reactor.monotonic() + 0.002)
+                    try follower.storeBestEffortPositions()
+                    return more
+                }
             } catch let error as SQLiteError where error.isStorageFailure {
                 // The batch rolled back, cursors with it: its events come again by replay.
                 return failed(error)

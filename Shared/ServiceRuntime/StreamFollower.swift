@@ -24,6 +24,8 @@ public final class StreamFollower {
             """),
         Migration(2, "CREATE TABLE consumer_epochs (source TEXT PRIMARY KEY, epoch TEXT NOT NULL) WITHOUT ROWID;"),
         Migration(3, "CREATE TABLE consumer_seen_events (event_id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL) WITHOUT ROWID;"),
+        // Where each best-effort stream was, so what was shed while this consumer was down counts too.
+        Migration(4, "CREATE TABLE consumer_best_effort (source TEXT NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (source, stream)) WITHOUT ROWID;"),
     ]
 
     /// How long an event id is remembered: longer than any publisher keeps its outbox (7 days).
@@ -59,6 +61,7 @@ public final class StreamFollower {
     /// Best-effort events (sightings) that never arrived, per source: gaps in their numbering.
     public private(set) var shed: [String: UInt64] = [:]
     private var bestEffortLast: [String: UInt64] = [:]
+    private var bestEffortChanged: Set<String> = []
     /// Since when each followed stream has been behind what its publisher announced.
     private var behindSince: [String: Double] = [:]
     /// Catch-ups asked for while a transaction was open, and the events that revealed them.
@@ -90,6 +93,9 @@ public final class StreamFollower {
         }
         for row in try db.query("SELECT source, epoch FROM consumer_epochs") {
             epochs[row.string("source")] = row.string("epoch")
+        }
+        for row in try db.query("SELECT source, stream, seq FROM consumer_best_effort") {
+            bestEffortLast[key(row.string("source"), row.string("stream"))] = UInt64(clamping: row.int64("seq"))
         }
         db.addTransactionObserver(self)
     }
@@ -248,6 +254,21 @@ public final class StreamFollower {
             shed[envelope.source, default: 0] += envelope.seq - last - 1
         }
         bestEffortLast[k] = envelope.seq
+        bestEffortChanged.insert(k)
+    }
+
+    /// Stores where each best-effort stream got to (one row per source and stream, in the caller's
+    /// group commit, never one write per sighting), so a restart counts what was shed meanwhile.
+    public func storeBestEffortPositions() throws {
+        guard !bestEffortChanged.isEmpty else { return }
+        for k in bestEffortChanged {
+            guard let seq = bestEffortLast[k] else { continue }
+            let parts = k.split(separator: "\u{1}", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            try db.run("INSERT INTO consumer_best_effort (source, stream, seq) VALUES (?, ?, ?) ON CONFLICT(source, stream) DO UPDATE SET seq = excluded.seq",
+                       parts[0], parts[1], Int64(clamping: seq))
+        }
+        bestEffortChanged.removeAll(keepingCapacity: true)
     }
 
     /// Whether a catch-up waits for the open transaction to end.

@@ -126,3 +126,43 @@ struct StorageFailureTests {
         _ = try eventually("ok once the bus is up") { try kitchen.call(Op.health, Empty(), as: HealthStatus.self).status == "ok" ? true : nil }
     }
 }
+
+/// Best-effort events shed while a consumer was down are counted, across its restart.
+@Suite("Shedding made visible through real processes", .serialized)
+struct SheddingTests {
+    @Test("sightings published while region-monitor was down show as shed.beacon-ingest in its health after the restart")
+    func shedAcrossRestart() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.start(busAnd: ["beacon-ingest", "region-monitor"])
+        let context = try Context()
+        let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"), timeoutMilliseconds: 2_000)
+        let region = RequestClient(context: context, endpoint: platform.endpoint("region-monitor"), timeoutMilliseconds: 2_000)
+        defer { [ingest, region].forEach { $0.close() } }
+        let device = "phone-shed"
+        _ = try LocationTests.report(ingest, device, status: DeviceStatusReport(authorization: .always, foreground: true))
+        func sight(_ count: Int) throws {
+            let now = Timestamp(Date())
+            let sightings = (0..<count).map { RangingReport(uuid: LocationTests.uuid, major: 1, minor: 1, rssi: -60, measuredPower: -59,
+                                                            timestamp: now.adding(seconds: Double($0 - count) * 0.01)) }
+            _ = try LocationTests.report(ingest, device, sightings: sightings)
+        }
+        func health() throws -> HealthStatus { try region.call(Op.health, Empty(), as: HealthStatus.self) }
+        // Sightings reach region-monitor (its position in beacon-ingest's numbering is stored).
+        _ = try eventually("sightings consumed") { () -> Bool? in
+            try sight(3)
+            return Int(try health().details["sightings.consumed"] ?? "0") ?? 0 >= 3 ? true : nil
+        }
+        usleep(300_000)
+        platform.kill9("region-monitor")
+        try sight(40)   // published to a bus nobody is subscribed to for them: shed
+        try platform.start("region-monitor")
+        region.reset()
+        let shed = try eventually("shed counted after the restart") { () -> Int? in
+            try sight(1)
+            let value = Int(try health().details["shed.beacon-ingest"] ?? "0") ?? 0
+            return value >= 40 ? value : nil
+        }
+        #expect(shed >= 40)
+    }
+}
