@@ -80,11 +80,11 @@ public struct RegionMonitorSettings: Sendable, Equatable {
     }
 }
 
-/// A setting the service cannot run with; main prints it on one line and exits 2.
+/// A setting the service cannot run with; main logs it as the `error` of one JSON line and exits 2.
 public struct RegionSettingsError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, naming the option.
     public let message: String
-    /// One line, as `region-monitor: <message>`.
+    /// The message itself (the log line names the service).
     public var description: String { message }
 
     init(_ message: String) {
