@@ -1,26 +1,149 @@
+import Foundation
 import Messages
 import ServiceRuntime
 import ZeroMQ
 
-/// Reads counters from services' health replies: how many sightings beacon-ingest published
-/// (`published.bestEffort`) and region-monitor consumed (`sightings.consumed`), summed over shards.
-/// The difference over a run is what the bus and the sockets shed on the way.
-struct HealthCounters {
-    let context: Context
-    /// A busy service answers health between its other work: allow it time.
-    let timeoutMilliseconds: Int32
-
-    /// The sum of `key` over `endpoints`, or nil when any of them did not answer or lacks the key.
-    func sum(_ key: String, at endpoints: [String]) -> Int? {
-        var total = 0
-        for endpoint in endpoints {
-            let client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds)
-            defer { client.close() }
-            guard let status = try? client.call(Op.health, Empty(), as: HealthStatus.self),
-                  let value = status.details[key].flatMap({ Int($0) })
-            else { return nil }
-            total += value
-        }
-        return total
+/// One counter services report in health (`published.bestEffort`, `sightings.consumed`), summed
+/// over their instances and carried across restarts. A restarted service counts from 0 again: a
+/// value lower than the last one read, or a start time (now − `uptimeSeconds`) that moved, means
+/// a new start, and what the old process had counted when last read is kept. What it counted
+/// between that read and its death is not known; reading often keeps that small.
+struct RestartingCounter {
+    private struct Instance {
+        var carried = 0
+        var last: Int?
+        var startedAt: Double?
+        var restarts = 0
     }
+
+    let key: String
+    private var instances: [String: Instance]
+
+    init(key: String, endpoints: [String]) {
+        self.key = key
+        instances = Dictionary(uniqueKeysWithValues: endpoints.map { ($0, Instance()) })
+    }
+
+    /// A health reply's value of `key` from `endpoint`, `uptime` seconds after it started, read at
+    /// `now` (seconds on any monotonic clock).
+    mutating func observe(endpoint: String, value: Int, uptime: Double, now: Double) {
+        guard var instance = instances[endpoint] else { return }
+        let startedAt = now - uptime
+        if let last = instance.last, value < last || abs(startedAt - (instance.startedAt ?? startedAt)) > 1 {
+            instance.carried += last
+            instance.restarts += 1
+        }
+        instance.last = value
+        instance.startedAt = startedAt
+        instances[endpoint] = instance
+    }
+
+    /// Everything counted since each instance was first read, across restarts; nil until every instance was read.
+    var total: Int? {
+        var sum = 0
+        for instance in instances.values {
+            guard let last = instance.last else { return nil }
+            sum += instance.carried + last
+        }
+        return sum
+    }
+
+    /// Restarts seen, over every instance.
+    var restarts: Int { instances.values.reduce(0) { $0 + $1.restarts } }
+}
+
+/// Reads services' health often, without blocking the run: one DEALER per endpoint, a request
+/// every `interval` seconds while none is outstanding (one unanswered for a second, as when the
+/// service was killed, is dropped and asked again), the replies fed to the counters. The run's
+/// poll covers `sockets`. Times are `Reactor.monotonic()`, read here, so a start time computed
+/// from one reply compares with the next.
+final class HealthSampler {
+    private struct Target {
+        let client: PipelinedClient<Void>
+        /// Which counters this endpoint's replies feed.
+        let counters: [Int]
+        var nextDue = 0.0
+    }
+
+    private(set) var counters: [RestartingCounter]
+    private var targets: [Target] = []
+    let interval: Double
+
+    /// `watch`: per counter key, the endpoints reporting it.
+    init(context: Context, watch: [(key: String, endpoints: [String])], interval: Double = 0.25) throws {
+        self.interval = interval
+        counters = watch.map { RestartingCounter(key: $0.key, endpoints: $0.endpoints) }
+        var byEndpoint: [String: [Int]] = [:]
+        var order: [String] = []
+        for (index, entry) in watch.enumerated() {
+            for endpoint in entry.endpoints {
+                if byEndpoint[endpoint] == nil { order.append(endpoint) }
+                byEndpoint[endpoint, default: []].append(index)
+            }
+        }
+        for endpoint in order {
+            targets.append(Target(client: try PipelinedClient<Void>(name: "health \(endpoint)", context: context, endpoint: endpoint),
+                                  counters: byEndpoint[endpoint]!))
+        }
+    }
+
+    var sockets: [Socket] { targets.map(\.client.socket) }
+
+    /// The counter of `key`.
+    func counter(_ key: String) -> RestartingCounter? { counters.first { $0.key == key } }
+
+    /// Asks every endpoint that is due and has nothing outstanding.
+    func askDue() throws {
+        let now = Reactor.monotonic()
+        for i in targets.indices {
+            _ = targets[i].client.expire(now: now, timeout: 1)
+            guard targets[i].client.pendingCount == 0, now >= targets[i].nextDue else { continue }
+            try targets[i].client.send(Wire.encode(Request(op: Op.health, body: Empty())), context: (), now: now)
+            targets[i].nextDue = now + interval
+        }
+    }
+
+    /// The earliest time (`Reactor.monotonic()`) `askDue` has something to send.
+    var nextDue: Double? { targets.filter { $0.client.pendingCount == 0 }.map(\.nextDue).min() }
+
+    /// Takes the replies waiting on the `index`-th socket of `sockets`.
+    func receive(_ index: Int) throws {
+        let now = Reactor.monotonic()
+        let target = targets[index]
+        try target.client.receive(now: now) { _, reply, _ in
+            guard let status = try? Wire.decodeReply(reply, body: HealthStatus.self).get() else { return }
+            for c in target.counters {
+                if let value = status.details[counters[c].key].flatMap({ Int($0) }) {
+                    counters[c].observe(endpoint: target.client.endpoint, value: value, uptime: status.uptimeSeconds, now: now)
+                }
+            }
+        }
+    }
+
+    /// Reads every endpoint once now, waiting up to `timeout` seconds (before and after the run,
+    /// when blocking is fine). Returns whether every one answered.
+    @discardableResult
+    func readAll(timeout: Double) throws -> Bool {
+        let start = Reactor.monotonic()
+        for i in targets.indices { targets[i].nextDue = 0 }
+        var answered = Set<Int>()
+        var poller = Poller()
+        for socket in sockets { poller.register(socket) }
+        while answered.count < targets.count {
+            let now = Reactor.monotonic()
+            guard now - start < timeout else { return false }
+            for i in targets.indices where !answered.contains(i) && targets[i].client.pendingCount == 0 {
+                try targets[i].client.send(Wire.encode(Request(op: Op.health, body: Empty())), context: (), now: now)
+            }
+            for index in try poller.poll(timeoutMilliseconds: 100) {
+                let before = targets[index].client.pendingCount
+                try receive(index)
+                if targets[index].client.pendingCount < before { answered.insert(index) }
+            }
+            for i in targets.indices { _ = targets[i].client.expire(now: Reactor.monotonic(), timeout: 1) }
+        }
+        return true
+    }
+
+    func close() { targets.forEach { $0.client.close() } }
 }

@@ -20,6 +20,8 @@ struct RunSettings {
     var notify: String
     var busSub: String
     var timeout: Double
+    /// An order request without a reply is sent again after this long (doubling each time); 0: never.
+    var retrySeconds: Double
     var beaconExitSeconds: Double
     var dwell: Double
     var seed: UInt64
@@ -95,12 +97,17 @@ final class LoadRunner {
         for prefix in ["region.event.", "notify.delivery.", "heartbeat."] { try sub.subscribe(prefix) }
         try sub.connect(settings.busSub)
         let ingest = try settings.ingest.enumerated().map { try PipelinedClient<IngestStep>(name: "beacon-ingest s\($0)", context: context, endpoint: $1) }
-        let orderClient = try PipelinedClient<OrderDriver.Step>(name: "order-service", context: context, endpoint: settings.orders)
-        let kitchenClient = try PipelinedClient<OrderDriver.Step>(name: "kitchen-display", context: context, endpoint: settings.kitchen)
+        // Order requests are sent again, unchanged, when a reply does not come (a service killed
+        // with them in flight), as a real client retries with the same idempotency key.
+        let orderClient = try PipelinedClient<OrderDriver.Step>(name: "order-service", context: context, endpoint: settings.orders, retrying: true)
+        let kitchenClient = try PipelinedClient<OrderDriver.Step>(name: "kitchen-display", context: context, endpoint: settings.kitchen, retrying: true)
+        // The bus counters, read four times a second and carried across service restarts.
+        let sampler = try HealthSampler(context: context, watch: [("published.bestEffort", settings.ingest), ("sightings.consumed", settings.region)])
         defer {
             ingest.forEach { $0.close() }
             orderClient.close()
             kitchenClient.close()
+            sampler.close()
         }
 
         // Set-up, before the clock starts: every phone reports its status, ordering phones
@@ -111,9 +118,9 @@ final class LoadRunner {
         let windows = settings.orderRate > 0 ? try pickupWindows() : [:]
         try awaitSubscription(sub)
         try sub.unsubscribe("heartbeat.")
-        let counters = HealthCounters(context: context, timeoutMilliseconds: Int32(max(3, settings.timeout) * 1000))
-        let publishedBefore = counters.sum("published.bestEffort", at: settings.ingest)
-        let consumedBefore = counters.sum("sightings.consumed", at: settings.region)
+        try sampler.readAll(timeout: max(3, settings.timeout))
+        let publishedBefore = sampler.counter("published.bestEffort")?.total
+        let consumedBefore = sampler.counter("sightings.consumed")?.total
 
         let measureFrom = settings.warmup
         let end = settings.warmup + settings.duration
@@ -135,6 +142,8 @@ final class LoadRunner {
         for client in ingest { poller.register(client.socket) }
         poller.register(orderClient.socket)
         poller.register(kitchenClient.socket)
+        let samplerBase = 3 + ingest.count
+        for socket in sampler.sockets { poller.register(socket) }
 
         func sent(_ batch: BatchInFlight, now: Double) {
             counts.sent += batch.sightings
@@ -227,6 +236,10 @@ final class LoadRunner {
             try orders.startDue(now: now)
             try orderClient.flushQueue(now: now)
             try kitchenClient.flushQueue(now: now)
+            for step in try orderClient.retry(now: now, after: settings.retrySeconds) + kitchenClient.retry(now: now, after: settings.retrySeconds) {
+                orders.resent(step)
+            }
+            try sampler.askDue()
 
             let generating = !schedule.isFinished || schedule.nextDue != nil || orders.nextDue != nil
             if !generating {
@@ -240,6 +253,10 @@ final class LoadRunner {
             if !schedule.isFinished { wake = min(wake, generatedTo - 0.1) }
             if let due = orders.nextDue { wake = min(wake, due) }
             if let due = orders.nextRetry { wake = min(wake, due) }
+            for due in [orderClient.nextRetry(after: settings.retrySeconds), kitchenClient.nextRetry(after: settings.retrySeconds)].compactMap({ $0 }) {
+                wake = min(wake, due)
+            }
+            if let due = sampler.nextDue { wake = min(wake, due - start) }
             if ingest.contains(where: \.hasQueued) || orderClient.hasQueued || kitchenClient.hasQueued { wake = min(wake, now + 0.001) }
             let waitMilliseconds = max(0, min(100, Int(((wake - now) * 1000).rounded(.up))))
             let ready = try poller.poll(timeoutMilliseconds: waitMilliseconds)
@@ -249,9 +266,11 @@ final class LoadRunner {
                     try drainBus(now: after)
                 } else if index <= ingest.count {
                     try ingest[index - 1].receive(now: after) { step, reply, rtt in handleIngest(step, reply: reply, rtt: rtt, now: after) }
-                } else {
+                } else if index < samplerBase {
                     let client = index == ingest.count + 1 ? orderClient : kitchenClient
                     try client.receive(now: after) { step, reply, _ in try orders.handle(step, reply: reply, now: after) }
+                } else {
+                    try sampler.receive(index - samplerBase)
                 }
             }
             if after >= nextProgress {
@@ -280,8 +299,9 @@ final class LoadRunner {
         orders.expireAll()
 
         // The bus counters: wait for region-monitor to catch up with what beacon-ingest published.
-        let publishedAfter = counters.sum("published.bestEffort", at: settings.ingest)
-        var consumedAfter = counters.sum("sightings.consumed", at: settings.region)
+        try sampler.readAll(timeout: max(3, settings.timeout))
+        let publishedAfter = sampler.counter("published.bestEffort")?.total
+        var consumedAfter = sampler.counter("sightings.consumed")?.total
         var settled = false
         if let publishedBefore, let publishedAfter, let consumedBefore {
             let deadline = Reactor.monotonic() + min(settings.timeout, 10)
@@ -293,7 +313,8 @@ final class LoadRunner {
                 }
                 guard Reactor.monotonic() < deadline else { break }
                 usleep(200_000)
-                let next = counters.sum("sightings.consumed", at: settings.region)
+                try sampler.readAll(timeout: max(3, settings.timeout))
+                let next = sampler.counter("sightings.consumed")?.total
                 if next != consumed { lastChange = Reactor.monotonic() }
                 consumedAfter = next
             }
@@ -318,13 +339,15 @@ final class LoadRunner {
         let o = orders.counts
         let orderReport = RunReport.Orders(targetPerSecond: settings.orderRate, started: o.started, placed: o.placed, notified: o.notified, failed: o.failed,
                                            lost: o.lost, errors: o.errors, lostAt: o.lostAt, bumpRetries: o.bumpRetries, windowRetries: o.windowRetries,
-                                           latencyMs: LatencySummary(orders.latency))
+                                           resent: o.resent.values.reduce(0, +), resentByOp: o.resent, latencyMs: LatencySummary(orders.latency))
         return RunReport(
             settings: .init(runId: runID, rate: settings.rate, duration: settings.duration, warmup: settings.warmup, devices: settings.devices,
                             batch: settings.batch, orderRate: settings.orderRate, ingestShards: shards, beaconExitSeconds: settings.beaconExitSeconds,
-                            timeout: settings.timeout, seed: settings.seed),
+                            timeout: settings.timeout, retrySeconds: settings.retrySeconds, seed: settings.seed),
             sightings: sightings, regionEvents: regionEvents, orders: orderReport,
-            bus: .init(measured: busMeasured, settled: settled, publishedBestEffort: published, consumedByRegionMonitor: consumed, shed: shed),
+            bus: .init(measured: busMeasured, settled: settled, publishedBestEffort: published, consumedByRegionMonitor: consumed, shed: shed,
+                       restarts: ["beacon-ingest": sampler.counter("published.bestEffort")?.restarts ?? 0,
+                                  "region-monitor": sampler.counter("sightings.consumed")?.restarts ?? 0]),
             lost: a.lost + o.lost + o.failed + counts.refused + counts.unanswered + shed,
             elapsedSeconds: finished)
     }

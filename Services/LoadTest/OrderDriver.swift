@@ -45,6 +45,8 @@ final class OrderDriver {
         var lost = 0
         var bumpRetries = 0
         var windowRetries = 0
+        /// Requests sent again, unchanged, after no reply came (a service killed with them in flight), by op.
+        var resent: [String: Int] = [:]
         var errors: [String: Int] = [:]
         var lostAt: [String: Int] = [:]
     }
@@ -63,6 +65,8 @@ final class OrderDriver {
     private var tracked: [Tracked] = []
     private var byOrderId: [String: Int] = [:]
     private var bumpRetries: [(due: Double, order: Int, ticket: String)] = []
+    /// Tickets whose bump was sent more than once: the first may have been applied before its reply was lost.
+    private var resentBumps: Set<String> = []
     private(set) var latency = Histogram()
     private(set) var counts = Counts()
 
@@ -177,7 +181,11 @@ final class OrderDriver {
                 if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping { tracked[number].stage = .notifying }
             case .failure(let error):
                 let code = (error as? ServiceError)?.code ?? ErrorCode.messageMalformed.rawValue
-                if code == ErrorCode.unknownTicket.rawValue {
+                if code == ErrorCode.ticketIllegalTransition.rawValue, resentBumps.contains(ticket) {
+                    // A bump sent again after a lost reply finds the ticket bumped: the first one was applied.
+                    tracked[number].openTickets.remove(ticket)
+                    if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping { tracked[number].stage = .notifying }
+                } else if code == ErrorCode.unknownTicket.rawValue {
                     // The kitchen has not taken order.placed off the bus yet: try again shortly.
                     counts.bumpRetries += 1
                     bumpRetries.append((now + 0.005, number, ticket))
@@ -214,6 +222,17 @@ final class OrderDriver {
         counts.notified += 1
         if tracked[number].intended >= measureFrom {
             latency.record(UInt64(max(0, (now - tracked[number].intended) * 1_000_000)))
+        }
+    }
+
+    /// A request sent again, unchanged (the same idempotency key for an order), after no reply came.
+    func resent(_ step: Step) {
+        switch step {
+        case .reserve: counts.resent[Op.windowReserve, default: 0] += 1
+        case .place: counts.resent[Op.orderPlace, default: 0] += 1
+        case .bump(_, let ticket):
+            counts.resent[Op.kdsBump, default: 0] += 1
+            resentBumps.insert(ticket)
         }
     }
 

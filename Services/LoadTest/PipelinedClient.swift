@@ -8,11 +8,20 @@ import ZeroMQ
 /// socket hands back every frame before the empty delimiter with its reply. So each request goes
 /// out as `[tag][empty][request]`, and the reply's tag says which request it answers, whatever
 /// the order. Requests the socket will not take yet (high-water mark) wait in a local queue and
-/// are retried; requests without a reply after `timeout` seconds are given up.
+/// are retried; requests without a reply after `timeout` seconds are given up. A client made
+/// `retrying` keeps each request's frame and sends it again, unchanged (same request, same
+/// idempotency key), while it has no reply: as a real client does when a service died with the
+/// request in flight. Whichever answer comes first counts; the others are late replies.
 final class PipelinedClient<Context> {
     struct Outstanding {
+        /// The first send: the timeout runs from it.
         var sentAt: Double
         var context: Context
+        /// The last send, and how many there were.
+        var lastSentAt: Double
+        var attempts = 1
+        /// Kept only by a retrying client.
+        var frame: Data?
     }
 
     let name: String
@@ -24,12 +33,15 @@ final class PipelinedClient<Context> {
     private(set) var outstanding: [UInt64: Outstanding] = [:]
     /// Times a send found the socket full and queued instead.
     private(set) var stalls = 0
-    /// Replies whose request had already been given up.
+    /// Replies whose request had already been given up or answered.
     private(set) var lateReplies = 0
+    /// Whether unanswered requests are sent again (`retry`).
+    let retrying: Bool
 
-    init(name: String, context zmq: ZeroMQ.Context, endpoint: String) throws {
+    init(name: String, context zmq: ZeroMQ.Context, endpoint: String, retrying: Bool = false) throws {
         self.name = name
         self.endpoint = endpoint
+        self.retrying = retrying
         socket = try Socket(zmq, .dealer)
         try socket.setLinger(milliseconds: 0)
         try socket.setSendHighWaterMark(100_000)
@@ -53,7 +65,7 @@ final class PipelinedClient<Context> {
             stalls += 1
             return false
         }
-        outstanding[tag] = Outstanding(sentAt: now, context: context)
+        outstanding[tag] = Outstanding(sentAt: now, context: context, lastSentAt: now, frame: retrying ? frame : nil)
         return true
     }
 
@@ -64,7 +76,7 @@ final class PipelinedClient<Context> {
         while queueHead < queued.count {
             let item = queued[queueHead]
             guard try trySend(tag: item.tag, frame: item.frame) else { break }
-            outstanding[item.tag] = Outstanding(sentAt: now, context: item.context)
+            outstanding[item.tag] = Outstanding(sentAt: now, context: item.context, lastSentAt: now, frame: retrying ? item.frame : nil)
             sent.append(item.context)
             queueHead += 1
         }
@@ -111,6 +123,28 @@ final class PipelinedClient<Context> {
             }
             try handle(request.context, frames[2], now - request.sentAt)
         }
+    }
+
+    /// Sends again, under the same tag, each request unanswered for `after` seconds since its
+    /// last send, doubling the wait with each attempt (1, 2, 4… × `after`), until it is given up.
+    /// Returns the contexts sent again. Only for a `retrying` client; a full socket skips the
+    /// retry until the next call.
+    func retry(now: Double, after: Double) throws -> [Context] {
+        guard retrying, after > 0 else { return [] }
+        var retried: [Context] = []
+        for (tag, request) in outstanding where now - request.lastSentAt >= after * Double(1 << min(request.attempts - 1, 16)) {
+            guard let frame = request.frame, try trySend(tag: tag, frame: frame) else { continue }
+            outstanding[tag]?.lastSentAt = now
+            outstanding[tag]?.attempts += 1
+            retried.append(request.context)
+        }
+        return retried
+    }
+
+    /// The earliest time `retry` has something to send, if any.
+    func nextRetry(after: Double) -> Double? {
+        guard retrying, after > 0 else { return nil }
+        return outstanding.values.map { $0.lastSentAt + after * Double(1 << min($0.attempts - 1, 16)) }.min()
     }
 
     /// Gives up requests sent more than `timeout` seconds ago; returns their contexts.

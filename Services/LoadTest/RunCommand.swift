@@ -21,6 +21,8 @@ enum RunCommand {
         OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the platform serves (beacon UUID, majors, minors, menus)"),
         OptionSpec("json", .path, default: "", help: "also write the report to this JSON file"),
         OptionSpec.seconds("timeout", default: 10, help: "seconds to wait for a reply or an effect before counting it lost"),
+        OptionSpec.seconds("retry-seconds", .nonNegative, default: 1,
+                           help: "an order, reservation or bump without a reply is sent again, unchanged (same idempotency key), after this long, doubling each time, until --timeout (0: never)"),
         OptionSpec.seconds("beacon-exit-seconds", default: 30, help: "region-monitor's exit timeout: decides which arrivals must produce a region event"),
         OptionSpec.seconds("dwell", default: 15, help: "mean seconds a phone stays at a café before walking to another"),
         OptionSpec.count("seed", default: 1, help: "seed of the phones' walks and signal noise"),
@@ -33,7 +35,7 @@ enum RunCommand {
             rate: config.double("rate"), duration: config.double("duration"), warmup: config.double("warmup"), devices: config.int("devices"),
             batch: config.int("batch"), orderRate: config.double("order-rate"), ingest: config.list("ingest"), region: config.list("region"),
             orders: config.string("orders"), kitchen: config.string("kitchen"), notify: config.string("notify"), busSub: config.string("bus-sub"),
-            timeout: config.double("timeout"), beaconExitSeconds: config.double("beacon-exit-seconds"), dwell: config.double("dwell"),
+            timeout: config.double("timeout"), retrySeconds: config.double("retry-seconds"), beaconExitSeconds: config.double("beacon-exit-seconds"), dwell: config.double("dwell"),
             seed: UInt64(truncatingIfNeeded: config.int("seed")))
         do {
             let catalog = try CampusCatalog.load(path: config.string("campus"))

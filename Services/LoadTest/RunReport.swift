@@ -41,6 +41,7 @@ struct RunReport: Codable {
         var ingestShards: Int
         var beaconExitSeconds: Double
         var timeout: Double
+        var retrySeconds: Double
         var seed: UInt64
     }
 
@@ -97,6 +98,9 @@ struct RunReport: Codable {
         var lostAt: [String: Int]
         var bumpRetries: Int
         var windowRetries: Int
+        /// Requests sent again unchanged (the same idempotency key) after no reply came, in all and by op.
+        var resent: Int
+        var resentByOp: [String: Int]
         /// Order intended start → `notify.delivery.<device>.` with the order "ready".
         var latencyMs: LatencySummary
     }
@@ -111,6 +115,9 @@ struct RunReport: Codable {
         var consumedByRegionMonitor: Int
         /// Published minus consumed: sightings shed between beacon-ingest and region-monitor.
         var shed: Int
+        /// Restarts seen in their health (a counter going back, a new start time): the counts go
+        /// on across them, missing only what a process counted after its last read (4 a second).
+        var restarts: [String: Int]
     }
 
     var settings: Settings
@@ -153,8 +160,14 @@ struct RunReport: Codable {
         lines.append("  region events: \(regionEvents.expected) expected, \(regionEvents.seen) seen, \(regionEvents.lost) lost"
                      + (regionEvents.late > 0 ? " (\(regionEvents.late) of them came after the timeout)" : "")
                      + " (\(regionEvents.uncertain) uncertain, \(regionEvents.uncertainSeen) of them fired; \(regionEvents.unexpected) unexpected)")
+        let restarted = bus.restarts.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)×" }
+        if !restarted.isEmpty {
+            lines.append("  restarts seen: \(restarted.joined(separator: ", ")) (counted across them; what a killed process counted after its last health read, "
+                         + "at most 0.25 s of it, is missing)")
+        }
         lines.append("  orders: \(orders.started) started, \(orders.placed) placed, \(orders.notified) notified, \(orders.failed) failed, \(orders.lost) lost"
-                     + (orders.errors.isEmpty ? "" : " \(orders.errors)") + (orders.lostAt.isEmpty ? "" : " lost at \(orders.lostAt)"))
+                     + (orders.errors.isEmpty ? "" : " \(orders.errors)") + (orders.lostAt.isEmpty ? "" : " lost at \(orders.lostAt)")
+                     + (orders.resent > 0 ? ", \(orders.resent) requests sent again \(orders.resentByOp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))" : ""))
         lines.append("  total lost: \(lost)")
         lines.append("  sender: worst lag behind schedule \(n(sightings.maxSendLagMs, 1)) ms, \(sightings.sendStalls) stalls")
         return lines.joined(separator: "\n")

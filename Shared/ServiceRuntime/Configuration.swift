@@ -100,8 +100,9 @@ public struct Configuration: Sendable {
 /// `--help` was asked for.
 public struct HelpRequested: Error, Sendable {}
 
-/// Reads configuration for an executable: prints help and exits 0 on `--help`, prints one line
-/// and exits 2 on an unknown flag or a bad value.
+/// Reads configuration for a service executable: prints help (plain text, stdout) and exits 0
+/// on `--help`; logs one JSON line on stderr (`Logger.exitStart`) and exits 2 on an unknown flag
+/// or a bad value. Operator tools (cafectl, load-test) keep plain-text errors and read theirs elsewhere.
 public func loadConfiguration(program: String, summary: String, specs: [OptionSpec], usage: String? = nil, allowPositional: Bool = false) -> Configuration {
     do {
         return try Configuration(program: program, specs: specs, arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment, allowPositional: allowPositional)
@@ -109,7 +110,7 @@ public func loadConfiguration(program: String, summary: String, specs: [OptionSp
         print(Configuration.helpText(program: program, summary: summary, specs: specs, usage: usage))
         exit(0)
     } catch {
-        FileHandle.standardError.write(Data("\(error)\n".utf8))
-        exit(2)
+        // The instance option may be what is wrong: the line names the program instead.
+        Logger(service: program, instance: program).exitStart("invalid configuration", error: error, status: 2)
     }
 }

@@ -61,3 +61,14 @@ public struct Logger: Sendable {
         sink("{\(body)}")
     }
 }
+
+extension Logger {
+    /// Why a service process cannot start, as its last line on stderr (the same JSON as every
+    /// other line: level `error`, `msg` saying what failed, `error` the reason), then the exit:
+    /// `status` 2 for bad options, 1 for any other start failure. For mains and configuration
+    /// loading, before or without a `ServiceHost`.
+    public func exitStart(_ message: String, error: Any, status: Int32) -> Never {
+        log(.error, message, ["error": "\(error)"])
+        exit(status)
+    }
+}

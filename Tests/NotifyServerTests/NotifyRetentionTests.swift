@@ -38,12 +38,12 @@ struct NotifyRetentionTests {
     func remindersByState() throws {
         let h = try NotifyHarness()
         try h.register("phone-1")
-        let active = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "cafe-b", text: "still waiting"))
-        let repeating = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "cafe-a", text: "every time", oneShot: false))
-        let oneShot = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "cafe-a", text: "once"))
-        let cancelledEarly = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "cafe-c", text: "never mind"))
-        let cancelledLate = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "cafe-c", text: "changed my mind later"))
-        try h.arrive("phone-1", at: "cafe-a")  // fires the one-shot (done) and the repeating one (still active)
+        let active = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "macs-coffee", text: "still waiting"))
+        let repeating = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "caffe-macs", text: "every time", oneShot: false))
+        let oneShot = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "caffe-macs", text: "once"))
+        let cancelledEarly = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "parmer-lane-5", text: "never mind"))
+        let cancelledLate = try h.service.setReminder(SetReminder(deviceId: "phone-1", cafeId: "parmer-lane-5", text: "changed my mind later"))
+        try h.arrive("phone-1", at: "caffe-macs")  // fires the one-shot (done) and the repeating one (still active)
         _ = try h.service.cancelReminder(CancelReminder(deviceId: "phone-1", reminderId: cancelledEarly.reminderId))
 
         // Pickup reminders: one far ahead (pending), one cancelled with its order, one sent.
@@ -67,7 +67,7 @@ struct NotifyRetentionTests {
         #expect(try h.count("SELECT COUNT(*) AS n FROM notifications") == 0, "the reminders' notifications are 31 days old too")
 
         // The active one still fires, 31 days on.
-        try h.arrive("phone-1", at: "cafe-b")
+        try h.arrive("phone-1", at: "macs-coffee")
         #expect(try h.service.listReminders(ReminderQuery(deviceId: "phone-1")).reminders.map(\.reminderId) == [repeating.reminderId])
         #expect(try h.count("SELECT COUNT(*) AS n FROM notifications WHERE kind = 'regionReminder'") == 1)
     }

@@ -1,3 +1,4 @@
+import Campus
 import Foundation
 import Messages
 import NotifyCore
@@ -9,7 +10,7 @@ import TestSupport
 
 /// notification-service's shell on a real SQLite file in a temporary folder, its clock in the
 /// test's hand. Its sockets bind in-process endpoints nobody else uses; requests and events are
-/// calls. No catalog: any café id is taken and names come from orders.
+/// calls. The catalog is the demo campus (deploy/campus.json), as the service needs one.
 final class NotifyHarness {
     /// Monday 23 November 2026, 20:00 UTC.
     static let t0 = Timestamp(milliseconds: 1_795_464_000_000)
@@ -32,6 +33,11 @@ final class NotifyHarness {
 
     deinit { try? FileManager.default.removeItem(at: folder) }
 
+    static var campusPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/campus.json").path
+    }
+
     private static func open(folder: URL, clock: ManualClock, retentionDays: Int, leadSeconds: Double) throws -> (ServiceHost, NotifyService) {
         let tag = UUID().uuidString.prefix(8)
         let config = try Configuration(program: "notification-service", specs: ServiceHost.commonSpecs(service: "notification-service", listenPort: 7450),
@@ -39,7 +45,7 @@ final class NotifyHarness {
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error"],
                                        environment: [:])
         let host = try ServiceHost(service: "notification-service", config: config, clock: clock)
-        let service = NotifyService(host: host, catalog: nil, schedule: PickupReminderSchedule(leadSeconds: leadSeconds), tickSeconds: 1,
+        let service = NotifyService(host: host, catalog: try CampusCatalog.load(path: campusPath), schedule: PickupReminderSchedule(leadSeconds: leadSeconds), tickSeconds: 1,
                                     retention: try requireValue(NotificationRetention(days: retentionDays)))
         try service.start()
         return (host, service)

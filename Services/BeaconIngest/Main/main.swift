@@ -7,12 +7,13 @@ import ServiceRuntime
 
 let config = loadConfiguration(program: "beacon-ingest", summary: "ingress for phones: validates, enforces authorization, smooths RSSI",
                                specs: IngestSettings.specs)
+// Start errors are JSON lines like every other log line: 2 for options it cannot run with, 1 otherwise.
+let startLog = Logger(service: "beacon-ingest", instance: config.string("instance"))
 let settings: IngestSettings
 do {
     settings = try IngestSettings(config: config)
 } catch {
-    FileHandle.standardError.write(Data("\(error)\n".utf8))
-    exit(2)
+    startLog.exitStart("invalid configuration", error: error, status: 2)
 }
 do {
     let host = try ServiceHost(service: "beacon-ingest", config: config)
@@ -21,6 +22,5 @@ do {
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
 } catch {
-    FileHandle.standardError.write(Data("beacon-ingest: \(error)\n".utf8))
-    exit(1)
+    startLog.exitStart("start failed", error: error, status: 1)
 }

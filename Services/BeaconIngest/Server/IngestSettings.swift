@@ -16,7 +16,7 @@ public struct IngestSettings: Sendable, Equatable {
     /// Every setting at its default.
     public init() {}
 
-    /// Why the options cannot run the service: one line for stderr, then exit 2.
+    /// Why the options cannot run the service: the `error` of one JSON line on stderr, then exit 2.
     public struct Invalid: Error, Sendable, CustomStringConvertible {
         public let description: String
     }

@@ -9,14 +9,15 @@ import ServiceRuntime
 let config = loadConfiguration(program: "kitchen-display", summary: "the kitchen display: station tickets, expediter, start, bump, recall, rush",
                                specs: KitchenDisplaySettings.specs)
 let settings = KitchenDisplaySettings(config: config)
+// Start errors are JSON lines like every other log line (exit 1).
+let startLog = Logger(service: "kitchen-display", instance: config.string("instance"))
 if let endpoint = settings.attach {
     // A screen only: every key is a request to the running kitchen-display.
     do {
         try TerminalScreen.attach(to: endpoint, station: settings.station, cafe: settings.cafe)
         exit(0)
     } catch {
-        FileHandle.standardError.write(Data("kitchen-display: \(error)\n".utf8))
-        exit(1)
+        startLog.exitStart("attach failed", error: error, status: 1)
     }
 }
 if settings.screen {
@@ -32,6 +33,5 @@ do {
     withExtendedLifetime(service) { host.run() }
     screen?.close()
 } catch {
-    FileHandle.standardError.write(Data("kitchen-display: \(error)\n".utf8))
-    exit(1)
+    startLog.exitStart("start failed", error: error, status: 1)
 }

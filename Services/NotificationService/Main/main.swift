@@ -1,3 +1,4 @@
+import Campus
 import Foundation
 import NotifyServer
 import ServiceRuntime
@@ -8,14 +9,15 @@ import ServiceRuntime
 
 let config = loadConfiguration(program: NotifySettings.program, summary: NotifySettings.summary, specs: NotifySettings.specs)
 let settings = NotifySettings(config)
+// Start errors are JSON lines like every other log line (exit 1; a missing or unreadable campus catalog among them).
+let startLog = Logger(service: NotifySettings.program, instance: config.string("instance"))
 do {
+    let catalog = try CampusCatalog.load(path: settings.campus)
     let host = try ServiceHost(service: NotifySettings.program, config: config)
-    let catalog = try NotifyService.catalog(at: settings.campus, logger: host.logger)
     let service = NotifyService(host: host, catalog: catalog, settings: settings)
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
 } catch {
-    FileHandle.standardError.write(Data("notification-service: \(error)\n".utf8))
-    exit(1)
+    startLog.exitStart("start failed", error: error, status: 1)
 }

@@ -10,8 +10,9 @@ import ServiceRuntime
 /// replayed event never notifies twice, and one notification per (device, kind, order).
 public final class NotifyService {
     let host: ServiceHost
-    /// The campus catalog when configured: café names and the ids reminders may name.
-    let catalog: CampusCatalog?
+    /// The campus catalog: café names and the ids reminders may name. Required: main refuses to
+    /// start without a readable one.
+    let catalog: CampusCatalog
     let store: NotifyStore
     let composer = NotificationComposer()
     let schedule: PickupReminderSchedule
@@ -24,7 +25,7 @@ public final class NotifyService {
     var pruned = 0
 
     /// The service on `host` (its database, sockets and clock); `start()` migrates and registers it.
-    public init(host: ServiceHost, catalog: CampusCatalog?, schedule: PickupReminderSchedule, tickSeconds: Double, retention: NotificationRetention) {
+    public init(host: ServiceHost, catalog: CampusCatalog, schedule: PickupReminderSchedule, tickSeconds: Double, retention: NotificationRetention) {
         self.host = host
         self.catalog = catalog
         self.schedule = schedule
@@ -34,7 +35,7 @@ public final class NotifyService {
     }
 
     /// The service with its settings.
-    public convenience init(host: ServiceHost, catalog: CampusCatalog?, settings: NotifySettings) {
+    public convenience init(host: ServiceHost, catalog: CampusCatalog, settings: NotifySettings) {
         self.init(host: host, catalog: catalog, schedule: settings.schedule, tickSeconds: settings.tickSeconds, retention: settings.retention)
     }
 
@@ -60,19 +61,10 @@ public final class NotifyService {
         }
     }
 
-    /// The campus catalog at `path`, or nil when there is no file there (a notification-service
-    /// container may not mount it): the service still notifies, it just cannot check café ids.
-    public static func catalog(at path: String, logger: Logger) throws -> CampusCatalog? {
-        guard FileManager.default.fileExists(atPath: path) else {
-            logger.warning("no campus catalog; café names come from orders", ["campus": path])
-            return nil
-        }
-        return try CampusCatalog.load(path: path)
-    }
-
-    /// A café's name: from the catalog, else as the last order taught it, else its id.
+    /// A café's name: from the catalog, else as the last order taught it (an order-service with a
+    /// newer catalog), else its id.
     func cafeName(_ cafeId: String) throws -> String {
-        if let cafe = catalog?.cafe(cafeId) { return cafe.name }
+        if let cafe = catalog.cafe(cafeId) { return cafe.name }
         return try store.cafeName(cafeId) ?? cafeId
     }
 

@@ -15,7 +15,7 @@ public struct NotifySettings: Sendable, Equatable {
 
     /// How long before its pickup window starts an accepted order's customer is reminded (0: never).
     public var pickupReminderLeadSeconds = 600.0
-    /// The campus catalog file; optional (without it names are learned from orders).
+    /// The campus catalog file; required (a missing or unreadable one stops the service at start).
     public var campus = "deploy/campus.json"
     /// How often due pickup reminders are looked for.
     public var reminderTickSeconds = 1.0
@@ -32,7 +32,7 @@ public struct NotifySettings: Sendable, Equatable {
             .seconds("pickup-reminder-lead-seconds", .nonNegative, default: defaults.pickupReminderLeadSeconds,
                      help: "how long before its pickup window starts an accepted order's customer is reminded (0: no pickup reminders)"),
             OptionSpec("campus", .path, default: defaults.campus,
-                       help: "the campus catalog: café names for reminder titles and the café ids reminders may name (without it, names are learned from orders and any id is taken)"),
+                       help: "the campus catalog: café names for reminder titles and the café ids reminders may name (required: without a readable one the service does not start)"),
             .seconds("reminder-tick-seconds", default: defaults.reminderTickSeconds, help: "how often due pickup reminders are looked for"),
             .count("retention-days", NotificationRetention.allowedDays, default: defaults.retentionDays,
                    help: "notifications (delivered and undeliverable) and ended reminders older than this many days are deleted, at start and hourly (\(NotificationRetention.allowedDays.lowerBound)…\(NotificationRetention.allowedDays.upperBound))"),

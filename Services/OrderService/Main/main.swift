@@ -8,6 +8,8 @@ import ServiceRuntime
 
 let config = loadConfiguration(program: OrderSettings.program, summary: OrderSettings.summary, specs: OrderSettings.specs)
 let settings = OrderSettings(config)
+// Start errors are JSON lines like every other log line (exit 1; a missing or unreadable campus catalog among them).
+let startLog = Logger(service: OrderSettings.program, instance: config.string("instance"))
 do {
     let catalog = try CampusCatalog.load(path: settings.campus)
     let host = try ServiceHost(service: OrderSettings.program, config: config)
@@ -18,6 +20,5 @@ do {
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
 } catch {
-    FileHandle.standardError.write(Data("order-service: \(error)\n".utf8))
-    exit(1)
+    startLog.exitStart("start failed", error: error, status: 1)
 }

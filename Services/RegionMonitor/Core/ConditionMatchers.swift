@@ -1,14 +1,21 @@
 // A condition compiled into what the engine tests: a beacon matcher on interned UUIDs, a circle
 // with its durations in milliseconds.
 
-/// A beacon condition as the hot path tests it.
+/// A beacon condition as the hot path tests it: 12 bytes, a wildcard major or minor is -1.
 struct Matcher {
     var uuid: Int16
-    var major: Int?
-    var minor: Int?
+    var major: Int32
+    var minor: Int32
+
+    /// `major` and `minor` are 0…65535 (`ConditionRules.validate`) or nil for any.
+    init(uuid: Int16, major: Int?, minor: Int?) {
+        self.uuid = uuid
+        self.major = major.map { Int32($0) } ?? -1
+        self.minor = minor.map { Int32($0) } ?? -1
+    }
 
     func matches(_ beacon: CompactBeacon) -> Bool {
-        beacon.uuid == uuid && (major.map { $0 == Int(beacon.major) } ?? true) && (minor.map { $0 == Int(beacon.minor) } ?? true)
+        beacon.uuid == uuid && (major < 0 || major == Int32(beacon.major)) && (minor < 0 || minor == Int32(beacon.minor))
     }
 }
 

@@ -5,7 +5,7 @@ public struct ConditionRecord: Sendable, Equatable {
     public var state: ConditionState
     /// The concrete beacon observed while satisfied; nil otherwise.
     public var refinement: BeaconIdentity?
-    /// The last matching sighting (in memory; after a restart, the restart time).
+    /// The last matching sighting (beacon conditions), as held or as restored from storage.
     public var lastSeen: Timestamp?
     /// The last event announced for this record; nil while only assumed.
     public var lastEvent: RegionEvent?

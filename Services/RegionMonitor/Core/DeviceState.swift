@@ -5,6 +5,12 @@ struct DeviceState {
     var id: String
     /// Bumped when the slot is freed, so timer entries of a purged device are ignored.
     var generation: UInt32 = 0
+    // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
+    // the state is no larger than before it was saved: 96 bytes.
+    /// The device said it cannot range beacons.
+    var rangingUnavailable = false
+    /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.
+    var seenSinceSave = false
     /// The deadline this device is on the timer for, if any.
     var scheduled: Int64?
     /// One per condition this device has a record of.
@@ -14,8 +20,9 @@ struct DeviceState {
     var nearest: Nearest?
     /// Recent fixes, oldest first.
     var fixes: [CompactFix] = []
-    /// The device said it cannot range beacons.
-    var rangingUnavailable = false
+    /// The earliest matching sighting not yet handed out for storage; `allSaved` when all are.
+    var unsavedFrom = DeviceState.allSaved
+    static let allSaved = Int64.max
 
     var holdsState: Bool { !heard.isEmpty || nearest != nil || !records.isEmpty || !fixes.isEmpty || rangingUnavailable }
 
@@ -24,11 +31,27 @@ struct DeviceState {
         return records.firstIndex { $0.entry == entry }
     }
 
+    /// Beacons kept per device. A phone hears a handful at once; one inventing majors and minors
+    /// of a watched UUID must not grow its list (or the linear search of it) without bound.
+    static let heardLimit = 32
+
+    /// A sighting of a watched beacon: heard, and (in the same access, this is the hot path) noted
+    /// for the next save of last matching sightings. Marking one that matched nothing only makes
+    /// that save look at the device's records for nothing.
+    mutating func sighted(_ beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64) {
+        hear(beacon, proximity: proximity, accuracy: accuracy, at: at)
+        seenSinceSave = true
+        if at < unsavedFrom { unsavedFrom = at }
+    }
+
     mutating func hear(_ beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64) {
+        let value = Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at)
         if let i = heard.firstIndex(where: { $0.beacon == beacon }) {
-            heard[i] = Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at)
-        } else {
-            heard.append(Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at))
+            heard[i] = value
+        } else if heard.count < Self.heardLimit {
+            heard.append(value)
+        } else if let oldest = heard.indices.min(by: { heard[$0].at < heard[$1].at }), heard[oldest].at <= at {
+            heard[oldest] = value
         }
     }
 }

@@ -11,6 +11,8 @@ public struct RegionEffects: Sendable, Equatable {
     /// announce `region.purged` (after `events`, its records' last events).
     public var purged: LocationPurged?
     public var refused = false
+    /// The input was a sighting of a beacon whose UUID no condition names: it changed nothing.
+    public var unwatched = false
     /// Nothing to store or publish.
     public var isEmpty: Bool { events.isEmpty && nearest.isEmpty && purged == nil }
     /// No effects.

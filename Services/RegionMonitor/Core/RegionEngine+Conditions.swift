@@ -33,16 +33,16 @@ extension RegionEngine {
         if existing == nil, owner != nil, monitor.entries.count >= settings.conditionLimit {
             throw ServiceError(.conditionLimitExceeded, "monitor \(spec.monitor) already holds \(monitor.entries.count) conditions, the limit")
         }
-        var replaced = 0
-        if let existing { replaced = removeEntry(existing) }
-
+        // Compiled (its UUID named) before the one it replaces goes, so a refusal changes nothing.
         let kind: Kind = switch spec.condition {
         case let .beacon(uuid, major, minor, exitTimeout):
-            .beacon(Matcher(uuid: intern(uuid), major: major, minor: minor), exitMilliseconds: Self.milliseconds(exitTimeout ?? settings.exitTimeout))
+            .beacon(Matcher(uuid: try nameUUID(uuid), major: major, minor: minor), exitMilliseconds: Self.milliseconds(exitTimeout ?? settings.exitTimeout))
         case let .circle(latitude, longitude, radius, hysteresis, dwell):
             .circle(Circle(latitude: latitude, longitude: longitude, radius: radius, hysteresis: hysteresis ?? settings.hysteresis,
                            dwellMilliseconds: Self.milliseconds(dwell ?? settings.dwell)))
         }
+        var replaced = 0
+        if let existing { replaced = removeEntry(existing) }
         let e: Int
         if let free = freeEntries.popLast() {
             e = free
@@ -57,12 +57,12 @@ extension RegionEngine {
             scoped[device, default: []].append(e)
         } else {
             switch kind {
-            case .beacon(let matcher, _): beaconMatchers.append((e, matcher))
+            case .beacon(let matcher, let exit): beaconMatchers.append((e, matcher, exit))
             case .circle: circleEntries.append(e)
             }
             if spec.assuming != nil { assumedEntries.append(e) }
         }
-        updateHeardRetention()
+        if case .beacon(_, let exit) = kind { heardMilliseconds = max(heardMilliseconds, exit) }
 
         // Devices already known: the assumption, and beacon conditions they cannot evaluate.
         var effects = RegionEffects()
@@ -107,12 +107,15 @@ extension RegionEngine {
         circleEntries.removeAll { $0 == e }
         assumedEntries.removeAll { $0 == e }
         monitors[entry.spec.monitor]?.entries.removeAll { $0 == e }
+        if case .beacon(let matcher, _) = entry.kind { unnameUUID(matcher.uuid) }
         entries[e] = nil
         freeEntries.append(e)
-        updateHeardRetention()
+        // Only the longest exit timeout going can shorten the retention (adding one is O(1)).
+        if case .beacon(_, let exit) = entry.kind, exit >= heardMilliseconds { updateHeardRetention() }
         return removed
     }
 
+    /// Heard beacons are kept for the longest exit timeout, or the nearest freshness if longer.
     private func updateHeardRetention() {
         var longest = freshnessMilliseconds
         for case let entry? in entries {

@@ -35,13 +35,21 @@ extension RegionEngine {
 
     /// Restores the last announced nearest beacon of a device, as if its beacon were heard at `now`
     /// (but never nearer than any real sighting): a device that stays silent after a restart has
-    /// it cleared one exit timeout later, like a satisfied record.
-    public func restoreNearest(_ value: NearestBeacon, now: Timestamp) {
-        guard let beacon = value.beacon else { return }
+    /// it cleared one exit timeout later, like a satisfied record. A beacon whose UUID no
+    /// condition names any more (the catalog changed) cannot stay the nearest: the effects
+    /// announce it cleared.
+    @discardableResult
+    public func restoreNearest(_ value: NearestBeacon, now: Timestamp) -> RegionEffects {
+        var effects = RegionEffects()
+        guard let beacon = value.beacon else { return effects }
+        guard let compact = knownBeacon(beacon) else {
+            effects.nearest.append(NearestBeacon(deviceId: value.deviceId, beacon: nil, proximity: nil, date: now))
+            return effects
+        }
         let slot = slotFor(value.deviceId, at: now.milliseconds)
-        let compact = compactBeacon(beacon)
         devices[slot].nearest = Nearest(beacon: compact, proximity: value.proximity ?? .near, date: value.date.milliseconds)
         devices[slot].hear(compact, proximity: value.proximity ?? .near, accuracy: .infinity, at: now.milliseconds)
         schedule(slot)
+        return effects
     }
 }

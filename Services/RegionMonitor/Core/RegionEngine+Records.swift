@@ -36,12 +36,14 @@ extension RegionEngine {
         return MonitorRecord(identifier: identifier, condition: spec.condition, deviceId: spec.deviceId, assuming: spec.assuming, lastEvent: lastEvent)
     }
 
-    /// Restores a record from storage (its last event). A satisfied beacon record's exit timeout
-    /// restarts at `now`: nothing unchanged is re-announced, and a device gone while the service
-    /// was down exits one timeout later. Returns false when the record's condition is gone (the
-    /// catalog changed), so storage drops the record too.
+    /// Restores a record from storage (its last event) without announcing it. A satisfied beacon
+    /// record's exit timeout runs from `lastSeen`, its last matching sighting as stored (never
+    /// before its event), so a device gone while the service was down exits when it was due, at
+    /// the first tick; with no stored sighting (a database from before they were kept) it runs
+    /// from `now`. Returns false when the record's condition is gone (the catalog changed), so
+    /// storage drops the record too.
     @discardableResult
-    public func restore(deviceId: String, monitor: String, identifier: String, lastEvent: RegionEvent, now: Timestamp) -> Bool {
+    public func restore(deviceId: String, monitor: String, identifier: String, lastEvent: RegionEvent, lastSeen: Timestamp? = nil, now: Timestamp) -> Bool {
         guard let e = entry(monitor: monitor, identifier: identifier), let entry = entries[e] else { return false }
         if let device = entry.spec.deviceId, device != deviceId { return true }
         let slot = slotFor(deviceId, at: now.milliseconds)
@@ -49,9 +51,11 @@ extension RegionEngine {
         var record = devices[slot].records[i]
         record.state = lastEvent.state
         record.flags = FlagSet(lastEvent.flags)
-        record.refinement = lastEvent.refinement.map(compactBeacon)
+        record.refinement = lastEvent.refinement.flatMap(knownBeacon)
         record.eventDate = lastEvent.date.milliseconds
-        if case .beacon = entry.kind, record.state == .satisfied { record.lastSeen = now.milliseconds }
+        if case .beacon = entry.kind, record.state == .satisfied {
+            record.lastSeen = lastSeen.map { max($0.milliseconds, record.eventDate) } ?? now.milliseconds
+        }
         devices[slot].records[i] = record
         schedule(slot)
         return true

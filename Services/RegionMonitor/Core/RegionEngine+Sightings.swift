@@ -5,24 +5,31 @@ import Messages
 extension RegionEngine {
     /// A sighting: satisfies every matching condition not yet satisfied, refined to the nearest
     /// matching beacon; may change the nearest beacon. Refused (nothing changes) while the
-    /// device's authorization is withdrawn.
+    /// device's authorization is withdrawn; `unwatched` (nothing but the device's slot is kept)
+    /// when no condition names the beacon's UUID.
     public func sighting(_ s: Sighting) -> RegionEffects {
         var effects = RegionEffects()
         if !withdrawn.isEmpty, withdrawn.contains(s.deviceId) {
             effects.refused = true
             return effects
         }
-        let beacon = compactBeacon(s.beacon)
         let at = s.observedAt.milliseconds
+        // The device reports to the monitors whatever it heard (a new one gets its assumed records).
         let slot = slotFor(s.deviceId, at: at)
-        devices[slot].hear(beacon, proximity: s.proximity, accuracy: s.accuracy, at: at)
-        for (e, matcher) in beaconMatchers where matcher.matches(beacon) {
-            satisfy(slot, e, matcher, at: at, into: &effects.events)
+        guard let beacon = knownBeacon(s.beacon) else {
+            // No condition names its UUID: it matches nothing and is not kept, so a phone inventing
+            // UUIDs costs nothing beyond its own slot.
+            effects.unwatched = true
+            return effects
+        }
+        devices[slot].sighted(beacon, proximity: s.proximity, accuracy: s.accuracy, at: at)
+        for (e, matcher, exit) in beaconMatchers where matcher.matches(beacon) {
+            satisfy(slot, e, matcher, exit: exit, at: at, into: &effects.events)
         }
         if !scoped.isEmpty, let mine = scoped[s.deviceId] {
             for e in mine {
-                if case .beacon(let matcher, _)? = entries[e]?.kind, matcher.matches(beacon) {
-                    satisfy(slot, e, matcher, at: at, into: &effects.events)
+                if case .beacon(let matcher, let exit)? = entries[e]?.kind, matcher.matches(beacon) {
+                    satisfy(slot, e, matcher, exit: exit, at: at, into: &effects.events)
                 }
             }
         }
@@ -33,9 +40,14 @@ extension RegionEngine {
         return effects
     }
 
-    private func satisfy(_ slot: Int, _ e: Int, _ matcher: Matcher, at: Int64, into events: inout [RegionEvent]) {
+    private func satisfy(_ slot: Int, _ e: Int, _ matcher: Matcher, exit: Int64, at: Int64, into events: inout [RegionEvent]) {
         let i = ensureRecord(slot, e, at: at)
         let lastSeen = devices[slot].records[i].lastSeen
+        if lastSeen != CompactRecord.none, at - lastSeen >= exit, devices[slot].records[i].state == .satisfied {
+            // The exit was due before this sighting (the timer had not run yet, or the service was
+            // down): the device left and came back, so it exits when it was due, then arrives again.
+            set(slot, i, state: .unsatisfied, flags: .none, refinement: nil, at: lastSeen + exit, into: &events)
+        }
         devices[slot].records[i].lastSeen = lastSeen == CompactRecord.none ? at : max(lastSeen, at)
         let record = devices[slot].records[i]
         if record.state != .satisfied || record.flags != .none {

@@ -4,7 +4,7 @@ import Messages
 /// the deadline heap so a tick touches only the devices that are due.
 extension RegionEngine {
     /// Fires what is due: a satisfied beacon record with no matching sighting for its exit timeout
-    /// becomes unsatisfied (refinement cleared); a circle whose dwell time has passed inside
+    /// becomes unsatisfied (refinement cleared, dated when the timeout ran out); a circle whose dwell time has passed inside
     /// becomes satisfied; stale beacons leave the nearest answer. Called by a timer, not by the
     /// next message. Output order is stable: by device id, then conditions in the order added.
     public func tick(now: Timestamp) -> RegionEffects {
@@ -25,7 +25,9 @@ extension RegionEngine {
                 switch entry.kind {
                 case .beacon(_, let exit):
                     if record.state == .satisfied, record.lastSeen != CompactRecord.none, at - record.lastSeen >= exit {
-                        set(slot, i, state: .unsatisfied, flags: .none, refinement: nil, at: at, into: &produced)
+                        // Dated when it was due: a tick runs a little later, and after a restart
+                        // the first tick fires exits that fell due while the service was down.
+                        set(slot, i, state: .unsatisfied, flags: .none, refinement: nil, at: record.lastSeen + exit, into: &produced)
                     }
                 case .circle(let circle):
                     if record.pendingSince != CompactRecord.none, at - record.pendingSince >= circle.dwellMilliseconds {

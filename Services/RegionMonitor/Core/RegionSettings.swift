@@ -4,6 +4,11 @@ public struct RegionSettings: Sendable, Equatable {
     public var exitTimeout = 30.0
     /// How far beyond the radius a fix must be (uncertainty included) to leave a circle.
     public var hysteresis = 20.0
+    /// While a device keeps being seen, its records' last matching sightings are handed out for
+    /// storage at least this often, or every quarter of its shortest exit timeout if that is
+    /// shorter (and at the next save once it goes quiet), so that after a
+    /// restart exits fire when they are due.
+    public var sightingSaveInterval = 5.0
     /// How long a device must be inside a circle before it is satisfied, unless the condition says.
     public var dwell = 0.0
     /// How long a near/immediate sighting counts for the nearest-beacon answer.

@@ -10,12 +10,14 @@ import ServiceRuntime
 
 let config = loadConfiguration(program: "region-monitor", summary: "monitors, conditions and records for every device (CLMonitor semantics)",
                                specs: RegionMonitorSettings.specs)
+// Start errors are JSON lines like every other log line: 2 for options it cannot run with, 1
+// otherwise (a missing or unreadable campus catalog among them).
+let startLog = Logger(service: "region-monitor", instance: config.string("instance"))
 let settings: RegionMonitorSettings
 do {
     settings = try RegionMonitorSettings(config)
 } catch {
-    FileHandle.standardError.write(Data("region-monitor: \(error)\n".utf8))
-    exit(2)
+    startLog.exitStart("invalid configuration", error: error, status: 2)
 }
 do {
     let catalog = try CampusCatalog.load(path: settings.campus)
@@ -25,6 +27,5 @@ do {
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
 } catch {
-    FileHandle.standardError.write(Data("region-monitor: \(error)\n".utf8))
-    exit(1)
+    startLog.exitStart("start failed", error: error, status: 1)
 }

@@ -44,6 +44,8 @@ public struct RegionMonitorSettings: Sendable, Equatable {
                      help: "a device must be inside a circle this long before it is satisfied (unless it names its own)"),
             .seconds("nearest-freshness-seconds", default: d.engine.nearestFreshness, help: "how long a near/immediate sighting decides the nearest beacon"),
             .seconds("tick-seconds", default: d.tickSeconds, help: "how often the timer fires exits and dwell times"),
+            .seconds("sighting-save-seconds", default: d.engine.sightingSaveInterval,
+                     help: "a device still in range has its last matching sighting saved at least this often (or every quarter of its exit timeout if shorter; one that left, within 2 s), so exits fire on time after a restart"),
             .count("condition-limit", 1...100_000, default: d.engine.conditionLimit, help: "the most conditions one monitor may hold (monitor.conditionLimitExceeded beyond)"),
             .count("monitor-limit", 1...100_000, default: d.engine.monitorLimit, help: "the most monitors besides the campus one"),
             .seconds("confirm-window-seconds", default: d.engine.confirmWindow, help: "a fix confirms where a code was acquired only this close in time to it"),
@@ -70,6 +72,7 @@ public struct RegionMonitorSettings: Sendable, Equatable {
         engine.hysteresis = config.double("hysteresis-meters")
         engine.dwell = config.double("dwell-seconds")
         engine.nearestFreshness = config.double("nearest-freshness-seconds")
+        engine.sightingSaveInterval = config.double("sighting-save-seconds")
         engine.confirmWindow = config.double("confirm-window-seconds")
         engine.fixRetention = config.double("fix-retention-seconds")
         engine.conditionLimit = config.int("condition-limit")
@@ -77,11 +80,11 @@ public struct RegionMonitorSettings: Sendable, Equatable {
     }
 }
 
-/// A setting the service cannot run with; main prints it on one line and exits 2.
+/// A setting the service cannot run with; main logs it as the `error` of one JSON line and exits 2.
 public struct RegionSettingsError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, naming the option.
     public let message: String
-    /// One line, as `region-monitor: <message>`.
+    /// The message itself (the log line names the service).
     public var description: String { message }
 
     init(_ message: String) {

@@ -15,6 +15,10 @@ extension RegionService {
                 refusedSightings += 1
                 return
             }
+            if effects.unwatched {
+                unwatchedSightings += 1
+                return
+            }
             try apply(effects)
         case .deviceStatus(let status):
             try host.write {

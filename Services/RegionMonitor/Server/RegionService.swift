@@ -7,7 +7,8 @@ import ServiceRuntime
 /// region-monitor's service: `RegionEngine` decides, `RegionStore` keeps, the host's outbox
 /// publishes. Sightings and device statuses come from the bus, fixes from beacon-ingest's
 /// direct channel (`FixChannel`), monitor and location requests from the request socket
-/// (`+MonitorOps`, `+LocationOps`); a timer fires exits and dwell times. Each record change is
+/// (`+MonitorOps`, `+LocationOps`); a timer fires exits and dwell times, another saves the last
+/// matching sightings in batches so exits fire on time after a restart. Each record change is
 /// written with its event in one transaction, and nothing this service publishes or answers
 /// carries a coordinate.
 public final class RegionService {
@@ -18,6 +19,8 @@ public final class RegionService {
     let store: RegionStore
     private(set) var fixChannel: FixChannel?
     var refusedSightings = 0
+    /// Sightings of beacons whose UUID no condition names: dropped, nothing kept.
+    var unwatchedSightings = 0
     var consumedSightings = 0
     var consumedFixes = 0
     var refusedFixes = 0
@@ -43,11 +46,13 @@ public final class RegionService {
         }
         fixChannel = try FixChannel(host: host, endpoint: settings.fixListen) { [unowned self] fix in try self.consumeFix(fix) }
         host.reactor.every(settings.tickSeconds, name: "region.timer") { [unowned self] in try self.tick() }
+        host.reactor.every(1, name: "region.sightings.save") { [unowned self] in try self.saveSightingTimes() }
         host.reactor.every(60, name: "fixes.expire") { [unowned self] in try self.expireFixes() }
         routeMonitorOps()
         routeLocationOps()
         host.addHealthDetails { [unowned self] in
             ["devices.tracked": "\(engine.trackedDevices)", "sightings.consumed": "\(consumedSightings)", "sightings.refused": "\(refusedSightings)",
+             "sightings.unwatched": "\(unwatchedSightings)", "beacon.uuids": "\(engine.beaconUUIDs)",
              "fixes.consumed": "\(consumedFixes)", "fixes.refused": "\(refusedFixes)", "monitors": "\(engine.monitorInfos.count)",
              "confirmations": "\(confirmations)"]
         }
@@ -75,7 +80,8 @@ public final class RegionService {
         var stale = 0
         for record in try store.records() {
             if let lastEvent = record.lastEvent,
-               engine.restore(deviceId: record.deviceId, monitor: record.monitor, identifier: record.identifier, lastEvent: lastEvent, now: now) {
+               engine.restore(deviceId: record.deviceId, monitor: record.monitor, identifier: record.identifier, lastEvent: lastEvent,
+                              lastSeen: record.lastSeen, now: now) {
                 continue
             }
             // Its condition is gone (the catalog changed): the record goes too.
@@ -83,7 +89,7 @@ public final class RegionService {
             stale += 1
         }
         for nearest in try store.nearestBeacons() {
-            engine.restoreNearest(nearest, now: now)
+            try apply(engine.restoreNearest(nearest, now: now))
         }
         try store.deleteFixes(before: engine.fixCutoff(now: now))
         for fix in try store.fixes() {
@@ -95,6 +101,19 @@ public final class RegionService {
     /// The timer: fires the exits, dwell times and stale nearest beacons due at the clock's time.
     func tick() throws {
         try apply(engine.tick(now: host.clock.now()))
+    }
+
+    /// Saves the last matching sightings the engine hands out (every second; a device still seen
+    /// at most every `--sighting-save-seconds`), in one transaction. A failed write hands them back.
+    func saveSightingTimes() throws {
+        let times = engine.sightingTimesToSave()
+        guard !times.isEmpty else { return }
+        do {
+            try host.write { try store.saveSightingTimes(times) }
+        } catch {
+            engine.keepUnsaved(times)
+            throw error
+        }
     }
 
     /// Drops fixes older than the retention, in memory and in storage.

@@ -4,7 +4,8 @@ import SQLite
 extension RegionStore {
     /// Version 1: records, nearest answers, device statuses and each device's last fix. Version 2:
     /// monitors and conditions from the request socket, recent fixes instead of the last one, and
-    /// each device's precision. Version 3: no refinement column.
+    /// each device's precision. Version 3: no refinement column. Version 4: each record's last matching
+    /// sighting.
     static let migrations = [
         Migration(1, """
             CREATE TABLE records (
@@ -58,5 +59,8 @@ extension RegionStore {
         // A record keeps its last event as the envelope carried it (encoded once); the refinement
         // inside it made the separate column a third copy that nothing read.
         Migration(3, "ALTER TABLE records DROP COLUMN refinement;"),
+        // A satisfied beacon record's last matching sighting, saved in batches: after a restart its
+        // exit fires when it is due. NULL in records from before: they exit one timeout after the start.
+        Migration(4, "ALTER TABLE records ADD COLUMN last_seen_ms INTEGER;"),
     ]
 }

@@ -47,12 +47,14 @@ final class RegionStore {
         var precise: Bool
     }
 
-    /// A record: its key and its last announced event.
+    /// A record: its key, its last announced event and (satisfied beacon records) its last
+    /// matching sighting as last saved.
     struct StoredRecord {
         var monitor: String
         var identifier: String
         var deviceId: String
         var lastEvent: RegionEvent?
+        var lastSeen: Timestamp?
     }
 
     func monitors() throws -> [StoredMonitor] {
@@ -77,9 +79,10 @@ final class RegionStore {
     }
 
     func records() throws -> [StoredRecord] {
-        try db.query("SELECT monitor, identifier, device_id, last_event FROM records").map { row in
+        try db.query("SELECT monitor, identifier, device_id, last_event, last_seen_ms FROM records").map { row in
             StoredRecord(monitor: row.string("monitor"), identifier: row.string("identifier"), deviceId: row.string("device_id"),
-                         lastEvent: try row.optionalString("last_event").map { try JSONDecoder().decode(RegionEvent.self, from: Data($0.utf8)) })
+                         lastEvent: try row.optionalString("last_event").map { try JSONDecoder().decode(RegionEvent.self, from: Data($0.utf8)) },
+                         lastSeen: row.optionalInt64("last_seen_ms").map(Timestamp.init(milliseconds:)))
         }
     }
 
@@ -124,12 +127,23 @@ final class RegionStore {
     // MARK: Records and nearest answers
 
     /// Stores a record as its event left it: `lastEvent` is the event's JSON as its envelope
-    /// carries it, so the event is encoded once.
+    /// carries it, so the event is encoded once. A satisfied event's date is its record's last
+    /// matching sighting until a later one is saved.
     func saveRecord(_ event: RegionEvent, lastEvent: Data) throws {
+        let lastSeen: Int64? = event.state == .satisfied ? event.date.milliseconds : nil
         try db.run("""
-            INSERT INTO records (monitor, identifier, device_id, state, last_event) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, last_event = excluded.last_event
-            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue, String(decoding: lastEvent, as: UTF8.self))
+            INSERT INTO records (monitor, identifier, device_id, state, last_event, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, last_event = excluded.last_event,
+                last_seen_ms = COALESCE(excluded.last_seen_ms, last_seen_ms)
+            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue, String(decoding: lastEvent, as: UTF8.self), lastSeen)
+    }
+
+    /// Saves satisfied records' last matching sightings (a batch from the engine, one transaction).
+    func saveSightingTimes(_ times: [SightingTime]) throws {
+        for time in times {
+            try db.run("UPDATE records SET last_seen_ms = ? WHERE monitor = ? AND identifier = ? AND device_id = ? AND state = 'satisfied'",
+                       time.lastSeen.milliseconds, time.monitor, time.identifier, time.deviceId)
+        }
     }
 
     func deleteRecord(monitor: String, identifier: String, deviceId: String) throws {
