@@ -65,7 +65,7 @@ struct LoadTestRestartTests {
         // socket), is killed -9 with them in flight, and is back half a second later: they get
         // an answer only because they are sent again.
         usleep(1_000_000)
-        let orderService = try #require(platform.processes["order-service"])
+        let orderService = try #require(platform.process("order-service"))
         kill(orderService.processIdentifier, SIGSTOP)
         usleep(1_000_000)
         platform.kill9("order-service")

@@ -49,7 +49,7 @@ struct RegionUUIDFloodTests {
         _ = try watcher.waitFor("region.event.campus.") {
             if case .region(let e) = $0.envelope.body { e.deviceId == phones[0] && e.identifier == "caffe-macs" && e.state == .satisfied } else { false }
         }
-        #expect(platform.processes["region-monitor"]?.isRunning == true)
+        #expect(platform.process("region-monitor")?.isRunning == true)
         #expect(try region.call(Op.health, Empty(), as: HealthStatus.self).status == "ok")
     }
 }

@@ -1,5 +1,6 @@
 import Messages
 import RegionMonitorCore
+import SQLite
 import ServiceRuntime
 
 /// What moves the engine — sightings and device statuses from the bus, fixes from the fix
@@ -48,6 +49,16 @@ extension RegionService {
     /// deleted with the rest of its location data, and `region.purged` says so.
     func apply(_ effects: RegionEffects) throws {
         guard !effects.isEmpty else { return }
+        do {
+            try write(effects)
+        } catch let error as SQLiteError where error.isStorageFailure {
+            // Outside the consumer's batch (a timer, a fix, a request) nobody else will reload it.
+            reloadEngine()
+            throw error
+        }
+    }
+
+    private func write(_ effects: RegionEffects) throws {
         try host.write {
             for event in effects.events {
                 let body = try host.emitKeepingBody(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event)).body

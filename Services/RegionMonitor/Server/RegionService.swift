@@ -14,7 +14,10 @@ import ServiceRuntime
 public final class RegionService {
     let host: ServiceHost
     let catalog: CampusCatalog
-    let engine: RegionEngine
+    /// Rebuilt from the store after a write the storage refused (see `reloadEngine`).
+    private(set) var engine: RegionEngine
+    /// A reload that could not finish (the storage still failing): retried by the timer.
+    private var needsReload = false
     let settings: RegionMonitorSettings
     let store: RegionStore
     private(set) var fixChannel: FixChannel?
@@ -44,6 +47,7 @@ public final class RegionService {
         try host.subscribe(["sighting.\(suffix)", "device.\(suffix)"], durableStreams: ["device"]) { [unowned self] topic, envelope in
             try self.consume(envelope)
         }
+        host.consumer?.onRolledBack = { [unowned self] in self.reloadEngine() }
         fixChannel = try FixChannel(host: host, endpoint: settings.fixListen) { [unowned self] fix in try self.consumeFix(fix) }
         host.reactor.every(settings.tickSeconds, name: "region.timer") { [unowned self] in try self.tick() }
         host.reactor.every(1, name: "region.sightings.save") { [unowned self] in try self.saveSightingTimes() }
@@ -100,7 +104,25 @@ public final class RegionService {
 
     /// The timer: fires the exits, dwell times and stale nearest beacons due at the clock's time.
     func tick() throws {
+        if needsReload { reloadEngine() }
         try apply(engine.tick(now: host.clock.now()))
+    }
+
+    /// The engine moves in memory before its effects are written; when the storage refuses the
+    /// write (a full disk), the records and events roll back and the engine would believe it had
+    /// announced what nobody heard. So it is rebuilt from what committed, and the next sighting
+    /// announces the change again.
+    func reloadEngine() {
+        guard !host.db.inTransaction else { needsReload = true; return }
+        engine = RegionEngine(settings: settings.engine)
+        do {
+            try restore()
+            needsReload = false
+            host.logger.warning("engine reloaded from storage after a failed write")
+        } catch {
+            needsReload = true
+            host.logger.error("engine reload failed; retried on the next tick", ["error": "\(error)"])
+        }
     }
 
     /// Saves the last matching sightings the engine hands out (every second; a device still seen
