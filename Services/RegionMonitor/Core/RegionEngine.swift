@@ -45,6 +45,8 @@ public final class RegionEngine {
     var due = DeadlineHeap()
     /// A device still seen has its last matching sightings handed out for storage this often (`+SightingTimes`).
     let sightingSaveMilliseconds: Int64
+    /// Where the next `sightingTimesToSave` pass resumes.
+    var sightingSaveCursor = 0
 
     /// Devices whose authorization is withdrawn (set by `deviceStatus`): their sightings and fixes
     /// are refused, even one that raced the status change. Outlives the device's slot, which a
