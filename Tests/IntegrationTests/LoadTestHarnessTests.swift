@@ -58,27 +58,15 @@ struct LoadTestHarnessTests {
         let platform = try Platform()
         defer { platform.stop() }
         try platform.startAll()
-        let json = platform.root.appendingPathComponent("run.json")
-        let process = Process()
-        process.executableURL = platform.bin.appendingPathComponent("load-test")
-        process.arguments = [
-            "run", "--rate", "2000", "--duration", "3", "--devices", "200", "--order-rate", "2", "--batch", "50",
-            "--ingest", platform.endpoint("beacon-ingest"), "--region", platform.endpoint("region-monitor"),
-            "--orders", platform.endpoint("order-service"), "--kitchen", platform.endpoint("kitchen-display"),
-            "--notify", platform.endpoint("notification-service"), "--bus-sub", platform.busSub, "--campus", platform.campus,
+        let run = try LoadTestLaunch(platform, [
+            "--rate", "2000", "--duration", "3", "--devices", "200", "--order-rate", "2", "--batch", "50",
             // The platform under test runs region-monitor with a 5 s exit timeout.
-            "--beacon-exit-seconds", "5", "--json", json.path,
-        ]
-        let out = platform.root.appendingPathComponent("load.out").creatingEmptyFile()
-        let err = platform.root.appendingPathComponent("load.err").creatingEmptyFile()
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
-        let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-        try #require(process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
+            "--beacon-exit-seconds", "5",
+        ])
+        let stderr = run.finish()
+        try #require(run.process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
 
-        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: json))
+        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: run.json))
         #expect(report.sightings.target == 2000)
         #expect(abs(report.sightings.achievedRatio - 1) <= 0.1, "achieved \(report.sightings.acceptedPerSecond)/s of \(report.sightings.target)/s")
         #expect(report.sightings.accepted == report.sightings.sent)
@@ -98,7 +86,7 @@ struct LoadTestHarnessTests {
 
         // While it ran: one progress line a second on stderr; at the end a table on stdout.
         #expect(stderr.components(separatedBy: "\n").filter { $0.hasPrefix("[") && $0.contains("sent") && $0.contains("p99") }.count >= 2)
-        let table = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+        let table = run.table
         for heading in ["sightings/s", "sighting → region event", "order → ready notification", "total lost: 0"] {
             #expect(table.contains(heading), "the table has no \(heading)")
         }

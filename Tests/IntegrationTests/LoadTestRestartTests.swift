@@ -41,21 +41,10 @@ struct LoadTestRestartTests {
         let platform = try Platform()
         defer { platform.stop() }
         try platform.startAll()
-        let json = platform.root.appendingPathComponent("run.json")
-        let process = Process()
-        process.executableURL = platform.bin.appendingPathComponent("load-test")
-        process.arguments = [
-            "run", "--rate", "1000", "--duration", "5", "--devices", "100", "--order-rate", "4", "--batch", "20",
-            "--ingest", platform.endpoint("beacon-ingest"), "--region", platform.endpoint("region-monitor"),
-            "--orders", platform.endpoint("order-service"), "--kitchen", platform.endpoint("kitchen-display"),
-            "--notify", platform.endpoint("notification-service"), "--bus-sub", platform.busSub, "--campus", platform.campus,
-            "--beacon-exit-seconds", "5", "--timeout", "8", "--retry-seconds", "0.5", "--json", json.path,
-        ]
-        let out = platform.root.appendingPathComponent("load.out").creatingEmptyFile()
-        let err = platform.root.appendingPathComponent("load.err").creatingEmptyFile()
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        let run = try LoadTestLaunch(platform, [
+            "--rate", "1000", "--duration", "5", "--devices", "100", "--order-rate", "4", "--batch", "20",
+            "--beacon-exit-seconds", "5", "--timeout", "8", "--retry-seconds", "0.5",
+        ])
 
         // 1.5 s in: beacon-ingest dies and comes straight back (its counters start at 0 again).
         usleep(1_500_000)
@@ -71,11 +60,10 @@ struct LoadTestRestartTests {
         platform.kill9("order-service")
         usleep(500_000)
         try platform.start("order-service")
-        process.waitUntilExit()
-        let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-        try #require(process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
+        let stderr = run.finish()
+        try #require(run.process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
 
-        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: json))
+        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: run.json))
         #expect(report.bus.measured)
         #expect(report.bus.restarts["beacon-ingest"] == 1, "\(report.bus)")
         #expect(report.bus.restarts["region-monitor"] == 0, "\(report.bus)")
@@ -92,7 +80,7 @@ struct LoadTestRestartTests {
         #expect(report.orders.started >= 15)
         #expect(report.orders.failed == 0 && report.orders.lost == 0, "\(report.orders) \(stderr.suffix(1500))")
         #expect(report.orders.notified == report.orders.started, "\(report.orders)")
-        let table = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+        let table = run.table
         #expect(table.contains("restarts seen: beacon-ingest 1×") && table.contains("requests sent again"), "\(table)")
     }
 }
