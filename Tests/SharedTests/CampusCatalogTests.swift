@@ -102,4 +102,11 @@ struct CampusCatalogTests {
         let garbage = #expect(throws: CatalogError.self) { try CampusCatalog.decode(frame("{ not json")) }
         #expect(garbage?.field == "(document)")
     }
+
+    @Test("a catalog nested deeper than 64 levels is refused before it is parsed")
+    func deepNesting() throws {
+        let deep = "{\"cafes\":" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        let error = #expect(throws: CatalogError.self) { try CampusCatalog.decode(frame(deep)) }
+        #expect(error == CatalogError(field: "(document)", problem: "nests arrays and objects more than 64 levels deep"))
+    }
 }
