@@ -19,6 +19,10 @@ extension CampusCatalog {
         guard !Wire.nestsTooDeep(data) else {
             throw CatalogError(field: "(document)", problem: "nests arrays and objects more than \(Wire.maxNestingDepth) levels deep")
         }
+        // A name given twice: Foundation would keep the first without a word.
+        if let member = Wire.repeatedMember(in: data) {
+            throw CatalogError(field: member, problem: "is given more than once")
+        }
         let catalog: CampusCatalog
         do {
             catalog = try JSONDecoder().decode(CampusCatalog.self, from: data)

@@ -2,7 +2,8 @@ import Foundation
 
 /// How deep arrays and objects may nest in a frame, checked before any parser that recurses sees
 /// it: Foundation's decoder and the `JSONScanner` readers both descend one call per level, so a
-/// frame of 100 000 nested arrays (200 KB, under the size limit) must never reach them.
+/// frame of 100 000 nested arrays (200 KB, under the size limit) must never reach them. And the
+/// repeated-name check, for documents that do not come through `Wire.decode`.
 extension Wire {
     /// The deepest nesting any frame may have. The deepest real message, a replay reply carrying
     /// an order event, nests 10 levels (reply, body, events, event, envelope, body, order, lines,
@@ -37,6 +38,13 @@ extension Wire {
             }
             return false
         }
+    }
+
+    /// The path of the first member whose name its object already had (`cafes[1].id`), or nil: for
+    /// documents read with Foundation's decoder directly (the campus catalog), which would keep
+    /// the first of the two without a word.
+    public static func repeatedMember(in document: Data) -> String? {
+        JSONScanner.repeatedMember(in: document).map { Quoting.cut($0, limit: pathLimit) }
     }
 
     /// The refusal of a frame nested deeper than `maxNestingDepth`.
