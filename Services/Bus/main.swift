@@ -15,7 +15,8 @@ let specs: [OptionSpec] = [
     OptionSpec("capture", .string, default: "", help: "optional endpoint to bind a PUB socket that copies every message (empty: off)"),
     OptionSpec("instance", .string, default: "bus", help: "instance name in logs and health"),
     OptionSpec("log-level", .choice(["debug", "info", "warning", "error"]), default: "info", help: "the least important log level written to stderr"),
-    OptionSpec("hwm", .integer, default: "200000", help: "high-water mark of each side, in messages"),
+    // libzmq takes the mark as a C int: a larger one is refused at start, not trapped on.
+    OptionSpec("hwm", .count(0...Int(Int32.max)), default: "200000", help: "high-water mark of each side, in messages"),
 ]
 let config = loadConfiguration(program: "bus", summary: "the Campus Café message bus (XSUB/XPUB proxy)", specs: specs)
 let logger = Logger(service: "bus", instance: config.string("instance"), minimum: Logger.Level(name: config.string("log-level")) ?? .info)

@@ -1,4 +1,5 @@
 import Foundation
+import Messages
 
 extension CampusCatalog {
     /// The largest radius App Clip location confirmation accepts (Apple's limit).
@@ -14,6 +15,14 @@ extension CampusCatalog {
 
     /// Decodes and validates a catalog; the error names the first bad field.
     public static func decode(_ data: Data) throws -> CampusCatalog {
+        // Before Foundation's decoder, which recurses once per level.
+        guard !Wire.nestsTooDeep(data) else {
+            throw CatalogError(field: "(document)", problem: "nests arrays and objects more than \(Wire.maxNestingDepth) levels deep")
+        }
+        // A name given twice: Foundation would keep the first without a word.
+        if let member = Wire.repeatedMember(in: data) {
+            throw CatalogError(field: member, problem: "is given more than once")
+        }
         let catalog: CampusCatalog
         do {
             catalog = try JSONDecoder().decode(CampusCatalog.self, from: data)

@@ -17,7 +17,7 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
             case "id": fill(&id, sc.string())
             case "source": fill(&source, sc.string())
             case "stream": fill(&stream, sc.string())
-            // Beyond Int64.max the generic route reads it (UInt64).
+            // Within `seqRange` (0…Int64.max); beyond, Foundation's route refuses it, naming the field.
             case "seq": fill(&seq, sc.integer().flatMap { $0 >= 0 ? $0 : nil })
             case "time": fill(&time, sc.string().flatMap(Timestamp.init(rfc3339:)))
             case "body": fill(&body, Sighting.read(from: &sc))
@@ -91,7 +91,10 @@ extension Sighting: FastJSONDecodable {
             default: nil
             }
         }
-        guard ok, let deviceId, let beacon, let rssi, let power, let accuracy, let proximity, let observed else { return nil }
+        // Out of range: Foundation's route refuses it, naming the field.
+        guard ok, let deviceId, let beacon, let rssi, let power, let accuracy, let proximity, let observed,
+              rssiRange.contains(rssi), measuredPowerRange.contains(power)
+        else { return nil }
         return Sighting(deviceId: deviceId, beacon: beacon, rssi: rssi, measuredPower: power, accuracy: accuracy, proximity: proximity, observedAt: observed)
     }
 }
@@ -107,7 +110,7 @@ extension BeaconIdentity: FastJSONDecodable {
             default: nil
             }
         }
-        guard ok, let uuid, let major, let minor else { return nil }
+        guard ok, let uuid, let major, let minor, numberRange.contains(major), numberRange.contains(minor) else { return nil }
         return BeaconIdentity(uuid: uuid, major: major, minor: minor)
     }
 }

@@ -14,6 +14,9 @@ public struct Envelope: Codable, Sendable, Equatable {
     /// The publisher's stream; with `seq`, contiguous per (source, stream) for durable streams.
     public var stream: String
     public var seq: UInt64
+    /// Every sequence number on the wire: stores keep them as SQLite INTEGER (Int64), so a larger
+    /// one is refused where it is decoded (in envelopes, heartbeats, replay requests and replies).
+    public static let seqRange: ClosedRange<UInt64> = 0...UInt64(Int64.max)
     public var time: Timestamp
     public var body: EventBody
 
@@ -41,13 +44,13 @@ public struct Envelope: Codable, Sendable, Equatable {
         }
         let typeName = try c.decode(String.self, forKey: .type)
         guard let type = EventType(rawValue: typeName) else {
-            throw WireError(.unknownType, "unknown event type \"\(typeName)\"")
+            throw WireError(.unknownType, "unknown event type \(Quoting.quoted(typeName))")
         }
         self.type = type
         id = try c.decode(String.self, forKey: .id)
         source = try c.decode(String.self, forKey: .source)
         stream = try c.decode(String.self, forKey: .stream)
-        seq = try c.decode(UInt64.self, forKey: .seq)
+        seq = try c.decode(UInt64.self, forKey: .seq, in: Self.seqRange)
         time = try c.decode(Timestamp.self, forKey: .time)
         body = try type.decodeBody(from: c, key: .body)
     }

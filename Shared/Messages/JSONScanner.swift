@@ -7,9 +7,10 @@ struct JSONScanner {
     let bytes: UnsafeRawBufferPointer
     var position = 0
     /// Objects and arrays open around the position. Past `maxDepth` the scanner gives up, so hostile
-    /// nesting cannot exhaust the stack, and Foundation decides (it reads up to 512 levels).
+    /// nesting cannot exhaust the stack; Foundation's route then refuses the frame for its depth
+    /// before parsing it (the same limit, so both routes take and refuse the same frames).
     var depth = 0
-    static let maxDepth = 64
+    static let maxDepth = Wire.maxNestingDepth
     /// Names of the members skipped so far in each object being read, innermost object last: one
     /// buffer for the whole frame, so checking names for repeats costs no allocation per object.
     var names: [String] = []

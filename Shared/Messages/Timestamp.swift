@@ -114,7 +114,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let parsed = Timestamp(rfc3339: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 time: \(text)")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 time: \(Quoting.cut(text))")
         }
         self = parsed
     }

@@ -36,9 +36,10 @@ public enum Wire {
         try decode(Envelope.self, from: frame, maxBytes: maxBytes, tooLarge: .messageTooLarge, malformed: .messageMalformed)
     }
 
-    /// Decodes a request's `op` and `id` so the service can pick the body type.
+    /// Decodes a request's `op` and `id` so the service can pick the body type. A frame nested too
+    /// deep is refused here already, with the code its body would get (`request.invalidField`).
     public static func decodeRequestHead(_ frame: Data, maxBytes: Int = defaultMaxFrameBytes) throws(WireError) -> RequestHead {
-        try decode(RequestHead.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .malformed)
+        try decode(RequestHead.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .malformed, tooDeep: .invalidField)
     }
 
     /// Decodes a whole request with its typed body.
@@ -53,29 +54,35 @@ public enum Wire {
 
     /// Decodes any wire value, mapping every failure to a `WireError` whose message names the field:
     /// the type's hand-written reader when it has one, Foundation when it has none or gives up.
-    public static func decode<T: Decodable>(_ type: T.Type, from frame: Data, maxBytes: Int, tooLarge: ErrorCode, malformed: ErrorCode) throws(WireError) -> T {
+    /// A frame nested deeper than `maxNestingDepth` is refused with `tooDeep` (default: `malformed`).
+    public static func decode<T: Decodable>(_ type: T.Type, from frame: Data, maxBytes: Int, tooLarge: ErrorCode, malformed: ErrorCode,
+                                            tooDeep: ErrorCode? = nil) throws(WireError) -> T {
         guard frame.count <= maxBytes else {
             throw WireError(tooLarge, "frame of \(frame.count) bytes exceeds the limit of \(maxBytes)")
         }
         if let value = fastDecode(T.self, from: frame) { return value }
-        return try decodeGeneric(T.self, from: frame, malformed: malformed)
+        return try decodeGeneric(T.self, from: frame, malformed: malformed, tooDeep: tooDeep)
     }
 
     /// The same for a type known here to have a reader, which it tries without looking up the
     /// conformance at run time (a sighting envelope's decode is a few microseconds; the lookup is not free).
-    static func decode<T: FastJSONDecodable>(_ type: T.Type, from frame: Data, maxBytes: Int, tooLarge: ErrorCode, malformed: ErrorCode) throws(WireError) -> T {
+    static func decode<T: FastJSONDecodable>(_ type: T.Type, from frame: Data, maxBytes: Int, tooLarge: ErrorCode, malformed: ErrorCode,
+                                             tooDeep: ErrorCode? = nil) throws(WireError) -> T {
         guard frame.count <= maxBytes else {
             throw WireError(tooLarge, "frame of \(frame.count) bytes exceeds the limit of \(maxBytes)")
         }
         if let value = T.fastDecode(frame) { return value }
-        return try decodeGeneric(T.self, from: frame, malformed: malformed)
+        return try decodeGeneric(T.self, from: frame, malformed: malformed, tooDeep: tooDeep)
     }
 
-    /// Foundation's route, with the repeated-name check Foundation lacks made first, so a repeated
-    /// name is refused whatever else the frame holds, as the hand-written readers refuse it.
-    static func decodeGeneric<T: Decodable>(_ type: T.Type, from frame: Data, malformed: ErrorCode) throws(WireError) -> T {
+    /// Foundation's route. Two checks Foundation lacks come first: the nesting depth, before
+    /// anything here or in Foundation recurses (the hand-written readers give up past the same
+    /// depth, so both routes refuse the same frames), and repeated names, so a repeated name is
+    /// refused whatever else the frame holds, as the hand-written readers refuse it.
+    static func decodeGeneric<T: Decodable>(_ type: T.Type, from frame: Data, malformed: ErrorCode, tooDeep: ErrorCode? = nil) throws(WireError) -> T {
+        if nestsTooDeep(frame) { throw nestingError(tooDeep ?? malformed) }
         if let member = JSONScanner.repeatedMember(in: frame) {
-            throw WireError(malformed, "field \(member) is given more than once")
+            throw WireError(malformed, "field \(Quoting.cut(member, limit: pathLimit)) is given more than once")
         }
         do {
             return try JSONDecoder().decode(T.self, from: frame)
@@ -87,14 +94,21 @@ public enum Wire {
             }
             throw WireError(malformed, describe(error))
         } catch {
-            throw WireError(malformed, "\(error)")
+            throw WireError(malformed, Quoting.cut("\(error)", limit: detailLimit))
         }
     }
+
+    /// How much of a coding path a message quotes: object keys in it may be a client's own (a
+    /// map's keys, a repeated unknown name), and a message never echoes 200 KB.
+    static let pathLimit = 128
+    /// How much of Foundation's own wording a message quotes: it may hold a value as sent
+    /// ("Cannot initialize Proximity from invalid String value …").
+    static let detailLimit = 200
 
     /// A coding path as messages write it: `body.order.lines[0].quantity`.
     static func path(_ keys: [any CodingKey]) -> String {
         let text = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        return text.isEmpty ? "the document" : text.replacingOccurrences(of: ".[", with: "[")
+        return text.isEmpty ? "the document" : Quoting.cut(text.replacingOccurrences(of: ".[", with: "["), limit: pathLimit)
     }
 
     static func describe(_ error: DecodingError) -> String {
@@ -106,8 +120,9 @@ public enum Wire {
         case .valueNotFound(let type, let context):
             return "field \(path(context.codingPath)) must be \(describe(type)), not null"
         case .dataCorrupted(let context):
-            if context.codingPath.isEmpty { return "not a JSON object: \(context.debugDescription)" }
-            return "field \(path(context.codingPath)): \(context.debugDescription)"
+            let detail = Quoting.cut(context.debugDescription, limit: detailLimit)
+            if context.codingPath.isEmpty { return "not a JSON object: \(detail)" }
+            return "field \(path(context.codingPath)): \(detail)"
         @unknown default:
             return "\(error)"
         }

@@ -16,11 +16,12 @@ public struct Row: Sendable {
     /// An INTEGER column (0 when NULL).
     public func int(_ name: String) -> Int { Int(int64(name)) }
 
-    /// An INTEGER column as Int64 (0 when NULL).
+    /// An INTEGER column as Int64 (0 when NULL). A REAL is cut to a whole number and held to
+    /// Int64's range (NaN reads 0), never trapped on.
     public func int64(_ name: String) -> Int64 {
         switch value(name) {
         case .integer(let v): v
-        case .real(let v): Int64(v)
+        case .real(let v): v.isNaN ? 0 : Int64(exactly: v.rounded(.towardZero)) ?? (v < 0 ? .min : .max)
         case .text(let s): Int64(s) ?? 0
         case .null, .blob: 0
         }

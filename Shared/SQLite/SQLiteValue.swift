@@ -18,8 +18,10 @@ extension Int: SQLiteBindable { public var sqliteValue: SQLiteValue { .integer(I
 extension Int64: SQLiteBindable { public var sqliteValue: SQLiteValue { .integer(self) } }
 extension Int32: SQLiteBindable { public var sqliteValue: SQLiteValue { .integer(Int64(self)) } }
 extension UInt64: SQLiteBindable {
-    /// Sequence numbers stay far below Int64.max; a larger value is a programming error.
-    public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    /// Sequence numbers are refused beyond Int64.max where they are decoded. Should a larger one
+    /// get here all the same, it binds as the REAL it is nearest to, never a trap: SQLite compares
+    /// INTEGER with REAL by value, so `seq >= ?` still finds nothing above every stored seq.
+    public var sqliteValue: SQLiteValue { Int64(exactly: self).map { .integer($0) } ?? .real(Double(self)) }
 }
 extension Bool: SQLiteBindable { public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) } }
 extension Double: SQLiteBindable { public var sqliteValue: SQLiteValue { .real(self) } }

@@ -19,7 +19,9 @@ extension StreamFollower {
     func countShed(_ envelope: Envelope) {
         let k = key(envelope.source, envelope.stream)
         if let last = bestEffortLast[k], envelope.seq > last + 1 {
-            shed[envelope.source, default: 0] += envelope.seq - last - 1
+            // Saturating: a publisher on the bus chooses its numbers, and a sum must not trap.
+            let (sum, overflow) = shed[envelope.source, default: 0].addingReportingOverflow(envelope.seq - last - 1)
+            shed[envelope.source] = overflow ? .max : sum
         }
         bestEffortLast[k] = envelope.seq
         bestEffortChanged.insert(k)

@@ -31,4 +31,79 @@ struct HostileRequestTests {
         let huge = Data(repeating: UInt8(ascii: " "), count: RequestServer.transportLimitBytes + 1)
         #expect(errorCode { try nobody.send(raw: huge) } == "request.tooLarge")
     }
+
+    static func nested(_ depth: Int) -> Data { Data((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8) }
+
+    @Test("replay from seq 2^63 and a request nested 100 000 deep are refused request.invalidField by every socket, which still answers health")
+    func hostileNumbersAndNesting() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        let replay = Data(#"{"op":"replay","id":"c","body":{"stream":"order","fromSeq":9223372036854775808,"limit":3}}"#.utf8)
+        let deep = Data(#"{"op":"health","id":"d","body":"#.utf8) + Self.nested(100_000) + Data("}".utf8)
+        #expect(deep.count < Wire.defaultMaxFrameBytes, "under the size limit: only the depth refuses it")
+        for service in Self.requestSockets {
+            let client = RequestClient(context: context, endpoint: platform.endpoint(service), timeoutMilliseconds: 5_000)
+            defer { client.close() }
+            let replayed = try Wire.decodeReply(try client.send(raw: replay), body: Empty.self).error
+            if service == "bus" {
+                #expect(replayed?.code == "request.unknownOp", "bus: \(String(describing: replayed))")
+            } else {
+                #expect(replayed == ServiceError(.invalidField, "field body.fromSeq: must be 0…9223372036854775807, not 9223372036854775808"),
+                        "\(service): \(String(describing: replayed))")
+            }
+            let nesting = try Wire.decodeReply(try client.send(raw: deep), body: Empty.self).error
+            #expect(nesting == ServiceError(.invalidField, "the document nests arrays and objects more than 64 levels deep"), "\(service): \(String(describing: nesting))")
+            #expect(try client.call(Op.health, Empty(), as: HealthStatus.self).status == "ok", "\(service) still answers")
+        }
+        for service in Self.requestSockets { #expect(platform.process(service)?.isRunning == true, "\(service) is running") }
+    }
+
+    @Test("envelopes nested 100 000 deep or with a seq beyond 2^63 - 1, on the bus and the fix channel, are dead-lettered; every process keeps running")
+    func hostileEnvelopes() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["deadletter."], probe: platform.busPub)
+        defer { watcher.close() }
+        let publisher = try platform.busPublisher(context)
+        defer { publisher.close() }
+        let fixes = try Socket(context, .push)
+        defer { fixes.close() }
+        try fixes.setLinger(milliseconds: 0)
+        try fixes.connect(platform.endpoint("region-fixes"))
+        usleep(300_000)
+        let deep = Data(#"{"v":1,"type":"heartbeat","id":"deep","source":"intruder","stream":"heartbeat","seq":1,"time":"2026-01-01T00:00:00.000Z","body":"#.utf8)
+            + Self.nested(100_000) + Data("}".utf8)
+        let bigSeq = Data(#"{"v":1,"type":"kitchen.ready","id":"big","source":"intruder","stream":"kitchen","seq":9223372036854775808,"time":"2026-01-01T00:00:00.000Z","body":{"orderId":"o","cafeId":"caffe-macs","at":"2026-01-01T00:00:00.000Z"}}"#.utf8)
+        // Topics each consumer subscribes to: heartbeats reach them all.
+        for topic in ["heartbeat.intruder.", "sighting.s0.", "device.s0.", "order.placed.caffe-macs.", "region.event.campus.", "kitchen.ready.caffe-macs."] {
+            try publisher.send(multipart: [Data(topic.utf8), deep])
+            try publisher.send(multipart: [Data(topic.utf8), bigSeq])
+        }
+        try fixes.send(multipart: [Data("location.s0.".utf8), deep])
+        let nesting = "the document nests arrays and objects more than 64 levels deep"
+        for consumer in ["region-monitor", "order-service", "kitchen-display", "notification-service"] {
+            let letter = try watcher.waitFor("deadletter.\(consumer).") {
+                if case .deadLetter(let d) = $0.envelope.body { d.message == nesting } else { false }
+            }
+            guard case .deadLetter(let d) = letter.envelope.body else { continue }
+            #expect(d.code == "message.malformed" && d.excerpt.count <= 512, "\(consumer): \(d)")
+            _ = try watcher.waitFor("deadletter.\(consumer).") {
+                if case .deadLetter(let d) = $0.envelope.body { d.message == "field seq: must be 0…9223372036854775807, not 9223372036854775808" } else { false }
+            }
+        }
+        // The fix channel's dead letter carries no excerpt (it may hold coordinates).
+        _ = try watcher.waitFor("deadletter.region-monitor.") {
+            if case .deadLetter(let d) = $0.envelope.body { d.message == nesting && d.topic == "location.s0." && d.excerpt.isEmpty } else { false }
+        }
+        for service in Self.requestSockets {
+            let client = RequestClient(context: context, endpoint: platform.endpoint(service), timeoutMilliseconds: 5_000)
+            defer { client.close() }
+            #expect(try client.call(Op.health, Empty(), as: HealthStatus.self).status == "ok", "\(service) still answers")
+            #expect(platform.process(service)?.isRunning == true, "\(service) is running")
+        }
+    }
 }

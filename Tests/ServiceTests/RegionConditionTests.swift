@@ -322,6 +322,16 @@ struct RegionConditionTests {
         #expect(answer.reason == reason)
     }
 
+    @Test("a confirmation region wider than 500 m is refused naming its radius, however wide (1e300 used to trap converting it)", arguments: [
+        (501.0, "not 501 m"), (1e300, "not 1e+300 m"),
+    ])
+    func regionTooLarge(radius: Double, shown: String) throws {
+        let request = ConfirmLocation(deviceId: "phone-1", code: "https://example.com/c", acquiredAt: .at(0),
+                                      region: ConfirmRegion(latitude: Self.center.latitude, longitude: Self.center.longitude, radius: radius))
+        let error = #expect(throws: ServiceError.self) { try RegionEngine().confirmation(request, catalog: DemoCampus.load(), now: .at(1)) }
+        #expect(error?.code == "location.regionTooLarge" && error?.message.hasSuffix(shown) == true, "\(String(describing: error))")
+    }
+
     @Test("cafés by distance from a fresh fix; none from a stale one or none at all")
     func placesByDistance() throws {
         let engine = RegionEngine()

@@ -102,4 +102,20 @@ struct CampusCatalogTests {
         let garbage = #expect(throws: CatalogError.self) { try CampusCatalog.decode(frame("{ not json")) }
         #expect(garbage?.field == "(document)")
     }
+
+    @Test("a name given twice in the catalog is refused naming it, as on the wire")
+    func repeatedName() throws {
+        var text = String(decoding: try Self.fixture("campus.json"), as: UTF8.self)
+        let range = try #require(text.range(of: "\"defaultCafe\""))
+        text.replaceSubrange(range, with: "\"defaultCafe\": \"nowhere\", \"defaultCafe\"")
+        let error = #expect(throws: CatalogError.self) { try CampusCatalog.decode(frame(text)) }
+        #expect(error == CatalogError(field: "defaultCafe", problem: "is given more than once"))
+    }
+
+    @Test("a catalog nested deeper than 64 levels is refused before it is parsed")
+    func deepNesting() throws {
+        let deep = "{\"cafes\":" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        let error = #expect(throws: CatalogError.self) { try CampusCatalog.decode(frame(deep)) }
+        #expect(error == CatalogError(field: "(document)", problem: "nests arrays and objects more than 64 levels deep"))
+    }
 }

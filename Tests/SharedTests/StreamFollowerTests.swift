@@ -174,6 +174,18 @@ struct StreamFollowerTests {
         #expect(harness.recorder.deadLetters.map(\.seq) == [6])
     }
 
+    @Test("shed counting saturates: a publisher jumping between seq 1 and Int64.max does not trap the consumer")
+    func shedSaturates() throws {
+        let harness = try FollowerHarness()
+        defer { harness.finish() }
+        let follower = try harness.follower(on: harness.db)
+        defer { follower.close() }
+        for seq in [1, UInt64(Int64.max), 1, UInt64(Int64.max), 1, UInt64(Int64.max)] {
+            _ = deliver(follower, orderEvent(seq, source: "intruder", stream: "sighting"))
+        }
+        #expect(follower.shed["intruder"] == .max)
+    }
+
     @Test("a heartbeat is observed, not applied")
     func heartbeatNotApplied() throws {
         let harness = try FollowerHarness()

@@ -40,7 +40,11 @@ extension RegionEngine {
             throw ServiceError(.invalidField, "region center must be a latitude in -90…90 and a longitude in -180…180")
         }
         guard region.radius.isFinite, region.radius > 0 else { throw ServiceError(.invalidField, "region radius must be more than 0 m") }
-        guard region.radius <= 500 else { throw ServiceError(.regionTooLarge, "a confirmation region is at most 500 m across its radius, not \(Int(region.radius)) m") }
+        guard region.radius <= 500 else {
+            // Whole metres while they fit an Int: a client may send 1e300 (finite, so not refused above).
+            let shown = region.radius < 1e15 ? "\(Int(region.radius))" : "\(region.radius)"
+            throw ServiceError(.regionTooLarge, "a confirmation region is at most 500 m across its radius, not \(shown) m")
+        }
         guard request.acquiredAt.seconds(since: now) <= 60 else { throw ServiceError(.invalidField, "acquiredAt is in the future") }
 
         if !mayLocate(request.deviceId) {

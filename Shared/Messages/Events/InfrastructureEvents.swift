@@ -18,11 +18,12 @@ public struct Heartbeat: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case service, streams, replayEndpoint, epoch }
 
-    /// `epoch` came after the first v1 heartbeats: absent means unknown (""), not malformed.
+    /// `epoch` came after the first v1 heartbeats: absent means unknown (""), not malformed. Every
+    /// stream's last seq lies within `Envelope.seqRange`.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         service = try c.decode(String.self, forKey: .service)
-        streams = try c.decode([String: UInt64].self, forKey: .streams)
+        streams = try c.decode([String: UInt64].self, forKey: .streams, in: Envelope.seqRange)
         replayEndpoint = try c.decode(String.self, forKey: .replayEndpoint)
         epoch = try c.decodeIfPresent(String.self, forKey: .epoch) ?? ""
     }

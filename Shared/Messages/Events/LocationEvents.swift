@@ -37,6 +37,19 @@ public struct BeaconIdentity: Codable, Sendable, Hashable, CustomStringConvertib
     }
 
     public var description: String { "\(uuid)/\(major)/\(minor)" }
+
+    /// What a major or a minor may be: iBeacon numbers are 16 bits.
+    public static let numberRange = 0...65535
+
+    enum CodingKeys: String, CodingKey { case uuid, major, minor }
+
+    /// Major and minor within `numberRange`: region-monitor keeps them in 16 bits.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        uuid = try c.decode(String.self, forKey: .uuid)
+        major = try c.decode(Int.self, forKey: .major, in: Self.numberRange)
+        minor = try c.decode(Int.self, forKey: .minor, in: Self.numberRange)
+    }
 }
 
 /// `sighting.reported` on `sighting.<shard>.`: one smoothed ranging result for a device.
@@ -61,6 +74,25 @@ public struct Sighting: Codable, Sendable, Equatable {
         self.accuracy = accuracy
         self.proximity = proximity
         self.observedAt = observedAt
+    }
+
+    /// RSSI in dBm as `CLBeacon` reports it (0: unreadable), and so as beacon-ingest accepts it.
+    public static let rssiRange = -127...0
+    /// The beacon's calibrated RSSI at 1 m, as beacon-ingest accepts it.
+    public static let measuredPowerRange = -127 ... -1
+
+    enum CodingKeys: String, CodingKey { case deviceId, beacon, rssi, measuredPower, accuracy, proximity, observedAt }
+
+    /// `rssi` and `measuredPower` within their ranges.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        deviceId = try c.decode(String.self, forKey: .deviceId)
+        beacon = try c.decode(BeaconIdentity.self, forKey: .beacon)
+        rssi = try c.decode(Int.self, forKey: .rssi, in: Self.rssiRange)
+        measuredPower = try c.decode(Int.self, forKey: .measuredPower, in: Self.measuredPowerRange)
+        accuracy = try c.decode(Double.self, forKey: .accuracy)
+        proximity = try c.decode(Proximity.self, forKey: .proximity)
+        observedAt = try c.decode(Timestamp.self, forKey: .observedAt)
     }
 }
 

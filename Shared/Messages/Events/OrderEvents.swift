@@ -37,6 +37,25 @@ public struct OrderLine: Codable, Sendable, Equatable {
         self.unitPrice = unitPrice
         self.lineTotal = lineTotal
     }
+
+    /// The quantities an order event may carry: kitchen-display adds them up per day, so a
+    /// publisher on the bus must not hand it one near `Int.max`. Far above what order-service
+    /// sells (`Pricing.maxQuantity`).
+    public static let quantityRange = 1...1_000
+
+    enum CodingKeys: String, CodingKey { case itemId, name, quantity, modifiers, station, unitPrice, lineTotal }
+
+    /// `quantity` within `quantityRange`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        itemId = try c.decode(String.self, forKey: .itemId)
+        name = try c.decode(String.self, forKey: .name)
+        quantity = try c.decode(Int.self, forKey: .quantity, in: Self.quantityRange)
+        modifiers = try c.decode([String].self, forKey: .modifiers)
+        station = try c.decode(String.self, forKey: .station)
+        unitPrice = try c.decode(Int64.self, forKey: .unitPrice)
+        lineTotal = try c.decode(Int64.self, forKey: .lineTotal)
+    }
 }
 
 /// An order as every consumer needs it: self-contained, so the kitchen and notifications

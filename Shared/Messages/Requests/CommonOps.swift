@@ -34,6 +34,16 @@ public struct ReplayRequest: Codable, Sendable, Equatable {
         self.fromSeq = fromSeq
         self.limit = limit
     }
+
+    enum CodingKeys: String, CodingKey { case stream, fromSeq, limit }
+
+    /// `fromSeq` within `Envelope.seqRange`: the outbox compares it in SQL.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        stream = try c.decode(String.self, forKey: .stream)
+        fromSeq = try c.decode(UInt64.self, forKey: .fromSeq, in: Envelope.seqRange)
+        limit = try c.decodeIfPresent(Int.self, forKey: .limit)
+    }
 }
 
 /// One event as it was published.
@@ -57,6 +67,16 @@ public struct ReplayReply: Codable, Sendable, Equatable {
         self.stream = stream
         self.lastSeq = lastSeq
         self.events = events
+    }
+
+    enum CodingKeys: String, CodingKey { case stream, lastSeq, events }
+
+    /// `lastSeq` within `Envelope.seqRange`, as every seq a consumer stores.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        stream = try c.decode(String.self, forKey: .stream)
+        lastSeq = try c.decode(UInt64.self, forKey: .lastSeq, in: Envelope.seqRange)
+        events = try c.decode([ReplayedEvent].self, forKey: .events)
     }
 }
 

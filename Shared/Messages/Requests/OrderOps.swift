@@ -11,7 +11,7 @@ public enum LocationPreference: Codable, Sendable, Equatable {
         case "closestToMe": self = .closestToMe
         case "cafe": self = .cafe(try c.decode(String.self, forKey: .cafeId))
         case let other:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "kind must be \"closestToMe\" or \"cafe\", not \"\(other)\"")
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "kind must be \"closestToMe\" or \"cafe\", not \(Quoting.quoted(other))")
         }
     }
 
