@@ -55,6 +55,11 @@ let package = Package(
                           path: "Services/LoadTest"),
         // Test helpers every test target shares (a clock in the test's hand, refusal codes); never shipped.
         .target(name: "TestSupport", dependencies: ["Messages"], path: "Tests/Support"),
+        // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
+        // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
+        .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
+                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer"], path: "Tests/Fuzz/Targets"),
+        .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
@@ -65,6 +70,7 @@ let package = Package(
                     path: "Tests/IngestServerTests"),
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "SQLite"],
                     path: "Tests/KitchenServerTests"),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -21,10 +21,12 @@ extension Wire {
             while index < count {
                 switch raw[index] {
                 case UInt8(ascii: "\""):
-                    // Past the string: a backslash escapes the byte after it, whatever it is.
+                    // Past the string, its escapes delimited as Foundation's parser delimits them
+                    // (`\u` and four bytes, whatever they are; any other escape and one byte), so
+                    // brackets it sees outside a string are counted here too.
                     index += 1
                     while index < count, raw[index] != UInt8(ascii: "\"") {
-                        index += raw[index] == UInt8(ascii: "\\") ? 2 : 1
+                        index += raw[index] != UInt8(ascii: "\\") ? 1 : index + 1 < count && raw[index + 1] == UInt8(ascii: "u") ? 6 : 2
                     }
                 case UInt8(ascii: "["), UInt8(ascii: "{"):
                     depth += 1

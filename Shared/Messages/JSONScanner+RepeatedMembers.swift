@@ -102,7 +102,7 @@ extension JSONScanner {
     }
 
     /// Skips a string up to its closing quote, control characters included (Foundation lets them
-    /// through in the values it does not decode).
+    /// through in the values it does not decode), its escapes delimited as Foundation delimits them.
     private mutating func skipLooseString() -> Bool {
         guard expect(UInt8(ascii: "\"")) else { return false }
         while position < bytes.count {
@@ -111,7 +111,12 @@ extension JSONScanner {
                 position += 1
                 return true
             }
-            position += b == UInt8(ascii: "\\") ? 2 : 1
+            if b == UInt8(ascii: "\\") {
+                guard let length = Self.escapeLength(bytes, at: position) else { return false }
+                position += length
+            } else {
+                position += 1
+            }
         }
         return false
     }

@@ -20,7 +20,7 @@ public enum Wire {
         envelope.fastEncoded() ?? encodeGeneric(envelope)
     }
 
-    private static func encodeGeneric(_ value: any Encodable) -> Data {
+    static func encodeGeneric(_ value: any Encodable) -> Data {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -119,7 +119,15 @@ struct CodecDifferentialTests {
         row("a name twice 60 deep", .report, .repeated, [(#""deviceId""#, #""deep":"# + String(repeating: "[", count: 59) + #"{"a":1,"a":2}"# + String(repeating: "]", count: 59) + #","deviceId""#)]),
         row("a sequence number at Int64.max", .envelope, .fast, [(#""seq":7"#, #""seq":9223372036854775807"#)]),
         row("a frame beyond the reader's limit", .envelope, .foundation, [(#""v":1"#, #""v":1,"pad":""# + String(repeating: "x", count: 2048) + "\"")]),
+        // Foundation delimits a skipped string's \u escape as the four bytes after it, whatever they
+        // are: here the quote after "\uabc\" ends the string (found by the requests fuzz target).
+        row("a \\u escape taking a backslash in a skipped value", .report, .fast, [(#""deviceId""#, #""junk":"\uabc\","deviceId""#)]),
+        row("a \\u escape taking a backslash in an unknown envelope member", .envelope, .fast, [(#""v":1"#, #""v":1,"junk":["\u\\\\"]"#)]),
         // Invalid frames: both routes refuse, with the same code.
+        row("a \\u escape cut short by the closing quote in a skipped value", .report, .refused, [(#""deviceId""#, #""junk":"lunch-app\ud00","deviceId""#)]),
+        row("a \\u escape holding a quote in a skipped value", .report, .refused, [(#""deviceId""#, #""junk":"\u1"ab","deviceId""#)]),
+        row("nesting past the limit after a \\u escape taking a backslash", .report, .refused, [(#""deviceId""#, #""junk":"\uabc\","deep":"# + nested(63) + #","deviceId""#)]),
+        row("a name twice after a \\u escape taking a backslash", .report, .repeated, [(#""deviceId""#, #""junk":"\uabc\","deviceId":"x","deviceId""#)]),
         row("a device id of the wrong type", .report, .refused, [(#""phone-1""#, "7")]),
         row("an rssi of the wrong type", .report, .refused, [("-61", #""loud""#)]),
         row("sightings as an object", .report, .refused, [("[" + sighting + "]", sighting)]),

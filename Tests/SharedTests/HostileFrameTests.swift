@@ -105,6 +105,7 @@ struct HostileFrameTests {
         let inString = "[\"" + String(repeating: "[{", count: 100) + "\\\"\\\\\"]"
         #expect(!Wire.nestsTooDeep(Data(inString.utf8)), "brackets inside a string (after escaped quotes and backslashes) do not count")
         #expect(Wire.nestsTooDeep(Data(("[\"\\\\\"," + Self.nested(64) + "]").utf8)), "a string ending in an escaped backslash ends there")
+        #expect(Wire.nestsTooDeep(Data(("[\"\\uabc\\\"," + Self.nested(64) + "]").utf8)), "\\u takes four bytes, a backslash among them, as Foundation delimits it")
     }
 
     @Test("100 000 levels are refused on every route before any parser recurses: a request, its head, an envelope, a reply")
