@@ -11,7 +11,7 @@
 # corpus (PROTOCOL.md's examples, the catalogs, option lines) with its dictionary. The corpus
 # grows in .build/fuzz/<target>/corpus across runs. A trap, a sanitizer report or a disagreement
 # between two decoding routes stops that target and saves the input as
-# .build/fuzz/<target>/crash-…; `cafe-fuzz replay <target> <file>` (swift build --product cafe-fuzz)
+# .build/fuzz/<target>/crash-…; `swift run cafe-fuzz replay <target> <file>`
 # reproduces it without libFuzzer. Exits non-zero when any target found something.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) limit=(-runs="$2"); shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     ''|*[!0-9]*) targets+=("$1"); shift ;;
     *) limit=(-max_total_time="$1"); shift ;;
   esac
@@ -70,7 +70,10 @@ for target in "${targets[@]}"; do
   runs=$(awk '/^stat::number_of_executed_units/ {print $2}' "$log")
   seconds=$(awk '/^Done [0-9]+ runs in/ {print $5}' "$log")
   corpus=$(find "$dir/corpus" -type f | wc -l)
-  if [ "$code" -ne 0 ]; then
+  if grep -q "libFuzzer: run interrupted" "$log"; then
+    status=1
+    summary+=("$(printf '%-10s interrupted (a signal) after %s runs' "$target" "${runs:-?}")")
+  elif [ "$code" -ne 0 ]; then
     status=1
     grep -E "Fatal error|ERROR: AddressSanitizer|ERROR: libFuzzer|SUMMARY|Test unit written" "$log" | head -8 || true
     summary+=("$(printf '%-10s FOUND something after %s runs: see %s' "$target" "${runs:-?}" "$log")")
