@@ -36,6 +36,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let unsupportedVersion: ErrorCode = "message.unsupportedVersion"
     public static let messageMalformed: ErrorCode = "message.malformed"
     public static let messageTooLarge: ErrorCode = "message.tooLarge"
+    /// Deployed mode: the caller's key (its role or scope) may not do this; nothing was changed.
+    public static let forbidden: ErrorCode = "auth.forbidden"
     /// Client side: no reply came within the client's timeout (never sent by a service).
     public static let clientTimeout: ErrorCode = "client.timeout"
 

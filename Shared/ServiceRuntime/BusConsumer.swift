@@ -33,7 +33,7 @@ public final class BusConsumer {
 
     /// Subscribes to `prefixes` (and every heartbeat) on the bus's XPUB endpoint.
     public init(context: Context, busEndpoint: String, prefixes: [String], durableStreams: Set<String>, db: Database,
-                publisher: EventPublisher, deadLetters: DeadLetters, clock: any WallClock, logger: Logger, maxMessageBytes: Int,
+                publisher: EventPublisher, deadLetters: DeadLetters, clock: any WallClock, security: SocketSecurity, logger: Logger, maxMessageBytes: Int,
                 handler: @escaping (String, Envelope) throws -> Void) throws {
         self.db = db
         self.publisher = publisher
@@ -47,11 +47,14 @@ public final class BusConsumer {
         try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2_000)
         for prefix in prefixes { try socket.subscribe(prefix) }
         try socket.subscribe("heartbeat.")
-        try socket.connect(busEndpoint)
+        let (server, endpoint) = PeerEndpoint.split(busEndpoint, defaultName: "bus")
+        try security.secureClient(socket, server: server)
+        try socket.connect(endpoint)
         follower = try StreamFollower(
             db: db, logger: logger, context: context, durableStreams: durableStreams, prefixes: prefixes, clock: clock,
             apply: handler,
             deadLetter: { topic, _, raw, error in deadLetters.send(topic: topic, raw: raw, error: error) })
+        follower.replayKeys = { source in try security.clientKeys(server: source) }
     }
 
     /// Drains the socket whenever it is readable, and forgets old event ids hourly.

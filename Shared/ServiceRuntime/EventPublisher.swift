@@ -13,8 +13,8 @@ public final class EventPublisher {
     /// Whether the PUB socket is connected to the bus.
     public let link: BusLink
 
-    /// Connects a PUB socket to the bus's XSUB endpoint.
-    public init(context: Context, busEndpoint: String, outbox: Outbox, clock: any WallClock, logger: Logger) throws {
+    /// Connects a PUB socket to the bus's XSUB endpoint (`name@endpoint` names the bus's key; "bus" by default).
+    public init(context: Context, busEndpoint: String, outbox: Outbox, clock: any WallClock, security: SocketSecurity, logger: Logger) throws {
         self.outbox = outbox
         self.logger = logger
         numbering = BestEffortNumbering(source: outbox.source, clock: clock)
@@ -23,7 +23,9 @@ public final class EventPublisher {
         try socket.setLinger(milliseconds: 500)
         try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2_000)
         link = try BusLink(watching: socket, context: context)
-        try socket.connect(busEndpoint)
+        let (server, endpoint) = PeerEndpoint.split(busEndpoint, defaultName: "bus")
+        try security.secureClient(socket, server: server)
+        try socket.connect(endpoint)
     }
 
     /// Retries sends and stores how far they got every 250 ms; prunes week-old sent events hourly.

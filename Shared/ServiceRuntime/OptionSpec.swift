@@ -125,8 +125,12 @@ public struct OptionSpec: Sendable {
         }
     }
 
+    /// A ZeroMQ endpoint, optionally with the principal name of the server behind it
+    /// (`name@tcp://host:port`, see `PeerEndpoint`).
     static func isEndpoint(_ value: String) -> Bool {
-        ["tcp://", "ipc://", "inproc://"].contains { value.hasPrefix($0) } && value.count > 7
+        let (name, endpoint) = PeerEndpoint.split(value, defaultName: "")
+        if !name.isEmpty && !KeyRegistry.isName(name) { return false }
+        return ["tcp://", "ipc://", "inproc://"].contains { endpoint.hasPrefix($0) } && endpoint.count > 7
     }
 
     /// The items of a comma-separated value, trimmed, empty ones dropped.

@@ -7,8 +7,14 @@ import Messages
 /// naming the field); a handler that throws `ServiceError` answers with it; anything else is
 /// logged and answered with `internal.error`. Handlers write through `ServiceHost.write`, whose
 /// transaction rolls back when they throw, so a refused request leaves no half-written state.
+///
+/// Before a handler runs, the caller's role must be one `OpAccess` opens the op to (deployed
+/// mode; the plain-mode developer passes). An op open to a scoped role (phone, kiosk, kitchen)
+/// must be registered with a handler that takes the `Caller`, which checks the scope.
 public final class RequestRouter {
-    private var routes: [String: (Data) throws -> Data] = [:]
+    private var routes: [String: (Data, Caller) throws -> Data] = [:]
+    /// Requests refused with `auth.forbidden`, since start.
+    public private(set) var refusals = 0
     private let logger: Logger
     /// Requests larger than this are refused unread.
     public var maxRequestBytes: Int
@@ -21,22 +27,30 @@ public final class RequestRouter {
     /// The ops this router answers.
     public var ops: [String] { routes.keys.sorted() }
 
-    /// Answers `op` with `handler`, its body decoded as `Body`.
+    /// Answers `op` with `handler`, its body decoded as `Body`. Only for ops no scoped role may
+    /// call (health, monitor administration): the handler does not see who called.
     public func on<Body: Codable & Sendable, Result: Codable & Sendable>(_ op: String, _ body: Body.Type, _ handler: @escaping (Body) throws -> Result) {
+        precondition(!OpAccess.isScoped(op), "\(op) is open to a scoped role; register it with a handler that takes the Caller")
+        on(op, body) { body, _ in try handler(body) }
+    }
+
+    /// Answers `op` with `handler`, its body decoded as `Body`, told who called.
+    public func on<Body: Codable & Sendable, Result: Codable & Sendable>(_ op: String, _ body: Body.Type, _ handler: @escaping (Body, Caller) throws -> Result) {
         let limit = { [unowned self] in self.maxRequestBytes }
-        routes[op] = { frame in
+        routes[op] = { frame, caller in
             let request = try Wire.decodeRequest(frame, body: Body.self, maxBytes: limit())
-            return Wire.encode(Reply<Result>.success(try handler(request.body)))
+            return Wire.encode(Reply<Result>.success(try handler(request.body, caller)))
         }
     }
 
     /// Answers `op` with a handler that builds the reply bytes itself (replay embeds stored JSON).
     public func onRaw(_ op: String, _ handler: @escaping (Data) throws -> Data) {
-        routes[op] = handler
+        precondition(!OpAccess.isScoped(op), "\(op) is open to a scoped role; a raw handler cannot check its scope")
+        routes[op] = { frame, _ in try handler(frame) }
     }
 
-    /// The reply to one request frame. Never throws: every failure becomes an error reply.
-    public func handle(_ frame: Data) -> Data {
+    /// The reply to one request frame from `caller`. Never throws: every failure becomes an error reply.
+    public func handle(_ frame: Data, caller: Caller = .developer) -> Data {
         var op = "?"
         do {
             let head = try Wire.decodeRequestHead(frame, maxBytes: maxRequestBytes)
@@ -44,8 +58,14 @@ public final class RequestRouter {
             guard let route = routes[head.op] else {
                 throw ServiceError(.unknownOp, "unknown op \(Quoting.quoted(head.op)); this service answers: \(ops.joined(separator: ", "))")
             }
-            return try route(frame)
+            if let refusal = OpAccess.refusal(op: head.op, caller: caller) { throw refusal }
+            return try route(frame, caller)
         } catch let error as ServiceError {
+            if error.code == ErrorCode.forbidden.rawValue {
+                refusals += 1
+                logger.warning("request refused", ["op": op, "principal": caller.name, "role": caller.role?.rawValue ?? "developer", "error.message": error.message])
+                return Self.errorReply(error)
+            }
             logger.debug("request refused", ["op": op, "error.code": error.code, "error.message": error.message])
             return Self.errorReply(error)
         } catch let error as WireError {

@@ -10,6 +10,8 @@ public final class RequestServer {
     public let advertisedEndpoint: String
     private let socket: Socket
     private let outbox: Outbox
+    private let security: SocketSecurity
+    private var revokedRefusals = 0
     private let identity: (service: String, instance: String)
     private let maxMessageBytes: Int
     private let started = Reactor.monotonic()
@@ -23,14 +25,17 @@ public final class RequestServer {
 
     /// Binds a REP socket on `listen`; `advertise` (or the bound address made dialable) is what
     /// heartbeats announce as the replay endpoint.
-    public init(context: Context, listen: String, advertise: String, service: String, outbox: Outbox, maxMessageBytes: Int, logger: Logger) throws {
+    public init(context: Context, listen: String, advertise: String, service: String, outbox: Outbox, maxMessageBytes: Int,
+                security: SocketSecurity, logger: Logger) throws {
         router = RequestRouter(logger: logger, maxRequestBytes: maxMessageBytes)
         self.outbox = outbox
+        self.security = security
         self.identity = (service, outbox.source)
         self.maxMessageBytes = maxMessageBytes
         socket = try Socket(context, .rep)
         try socket.setLinger(milliseconds: 200)
         try socket.setMaxMessageSize(bytes: Int64(max(maxMessageBytes * 2, Self.transportLimitBytes)))
+        try security.secureServer(socket, endpoint: listen)
         try socket.bind(listen)
         advertisedEndpoint = advertise.isEmpty ? Self.dialable(try socket.lastEndpoint) : advertise
         router.on(Op.health, Empty.self) { [unowned self] _ in try self.health() }
@@ -59,19 +64,24 @@ public final class RequestServer {
 
     private func serve() throws {
         for _ in 0..<256 {
-            guard let frames = try socket.tryReceiveMultipart() else { return }
+            guard let message = try socket.tryReceivePeerMessage() else { return }
             let reply: Data
-            if frames.count != 1 {
-                reply = RequestRouter.errorReply(ServiceError(.malformed, "a request is one JSON frame, got \(frames.count) frames"))
+            if message.frames.count != 1 {
+                reply = RequestRouter.errorReply(ServiceError(.malformed, "a request is one JSON frame, got \(message.frames.count) frames"))
+            } else if let caller = security.caller(userId: message.userId, key: message.publicKey) {
+                reply = router.handle(message.frames[0], caller: caller)
             } else {
-                reply = router.handle(frames[0])
+                // The session was opened with a key the registry no longer holds: revoked since.
+                revokedRefusals += 1
+                reply = RequestRouter.errorReply(ServiceError(.forbidden, "the key this connection authenticated with (\(message.userId ?? "unknown")) is no longer in the campus key registry"))
             }
             try socket.send(reply)
         }
     }
 
     private func health() throws -> HealthStatus {
-        var details: [String: String] = ["endpoint": advertisedEndpoint]
+        var details: [String: String] = ["endpoint": advertisedEndpoint, "auth.refused": "\(router.refusals + revokedRefusals)"]
+        details.merge(security.healthDetails) { _, new in new }
         for provider in healthDetails { details.merge(provider()) { _, new in new } }
         let reasons = degradedReasons.flatMap { $0() }
         if !reasons.isEmpty { details["reasons"] = reasons.joined(separator: ",") }

@@ -20,6 +20,8 @@ public final class ServiceHost {
     public let requests: RequestServer
     public let heartbeat: HeartbeatPublisher
     public let deadLetters: DeadLetters
+    /// How this process's sockets are secured: plain (loopback development) or deployed (CURVE).
+    public let security: SocketSecurity
     /// The bus subscription, once `subscribe` has been called.
     public private(set) var consumer: BusConsumer?
     public let maxMessageBytes: Int
@@ -47,10 +49,12 @@ public final class ServiceHost {
         let outbox = try Outbox(db: db, source: instance, clock: clock)
         reactor = Reactor(shutdown: shutdown, logger: logger)
         context = try Context()
-        publisher = try EventPublisher(context: context, busEndpoint: config.string("bus-pub"), outbox: outbox, clock: clock, logger: logger)
+        // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
+        security = try SocketSecurity.from(config, name: instance, serving: context, logger: logger)
+        publisher = try EventPublisher(context: context, busEndpoint: config.string("bus-pub"), outbox: outbox, clock: clock, security: security, logger: logger)
         deadLetters = DeadLetters(service: service, publisher: publisher, logger: logger)
         requests = try RequestServer(context: context, listen: config.string("listen"), advertise: config.string("advertise"), service: service,
-                                     outbox: outbox, maxMessageBytes: maxMessageBytes, logger: logger)
+                                     outbox: outbox, maxMessageBytes: maxMessageBytes, security: security, logger: logger)
         heartbeat = HeartbeatPublisher(service: service, replayEndpoint: requests.advertisedEndpoint, publisher: publisher)
 
         requests.addHealthDetails { [unowned self] in
@@ -62,6 +66,7 @@ public final class ServiceHost {
         requests.attach(to: reactor)
         heartbeat.attach(to: reactor)
         publisher.attach(to: reactor, clock: clock)
+        security.attach(to: reactor)
         // After a burst (a lunch rush, a replay) glibc keeps the freed heap; hand it back so a
         // service's resident memory follows what it holds, not what it once buffered.
         reactor.every(10, name: "memory.trim") { Self.trimHeap() }
@@ -132,7 +137,7 @@ public final class ServiceHost {
     public func subscribe(_ prefixes: [String], durableStreams: Set<String>, handler: @escaping (String, Envelope) throws -> Void) throws {
         precondition(consumer == nil, "subscribe once with every prefix")
         let consumer = try BusConsumer(context: context, busEndpoint: config.string("bus-sub"), prefixes: prefixes, durableStreams: durableStreams,
-                                       db: db, publisher: publisher, deadLetters: deadLetters, clock: clock, logger: logger,
+                                       db: db, publisher: publisher, deadLetters: deadLetters, clock: clock, security: security, logger: logger,
                                        maxMessageBytes: maxMessageBytes, handler: handler)
         consumer.attach(to: reactor)
         earlyObservers.forEach(consumer.onMessage)
@@ -156,7 +161,7 @@ public final class ServiceHost {
     /// closed with bounded linger, database closed.
     public func run() {
         shutdown.installHandlers(logger: logger)
-        var started = ["endpoint": advertisedEndpoint, "bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "db.path": db.path]
+        var started = ["security": security.mode.rawValue, "endpoint": advertisedEndpoint, "bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "db.path": db.path]
         // Every value that did not come from its default, and where it came from.
         for (name, source) in config.sources where source != "default" {
             started["config.\(name)"] = "\(config.string(name)) (\(source))"
@@ -172,6 +177,7 @@ public final class ServiceHost {
         consumer?.close()
         requests.close()
         publisher.close()
+        security.close()
         db.close()
         logger.info("stopped")
     }

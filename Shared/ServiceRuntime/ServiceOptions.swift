@@ -14,6 +14,6 @@ extension ServiceHost {
             OptionSpec.count("max-database-mb", 0...1_000_000, default: 0,
                              help: "the most this service's SQLite file may grow to (0: no limit); beyond it writes fail as on a full disk, nothing is lost, and health says storage.full"),
             OptionSpec.count("max-message-bytes", 1_024...64 * 1_024 * 1_024, default: Wire.defaultMaxFrameBytes, help: "frames larger than this are refused"),
-        ]
+        ] + SocketSecurity.specs
     }
 }

@@ -101,8 +101,18 @@ extension StreamFollower {
     /// has nothing more. Failures are logged; the next heartbeat tries again.
     public func catchUp(source: String, stream: String, through target: UInt64) {
         guard let endpoint = endpoints[source] else { return }
-        let client = clients[source] ?? RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 1_000)
-        clients[source] = client
+        let client: RequestClient
+        if let existing = clients[source] {
+            client = existing
+        } else {
+            do {
+                client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 1_000, curve: try replayKeys(source))
+            } catch {
+                logger.warning("replay impossible", ["source": source, "stream": stream, "endpoint": endpoint, "error": "\(error)"])
+                return
+            }
+            clients[source] = client
+        }
         while cursor(source: source, stream: stream) < target {
             let from = cursor(source: source, stream: stream) + 1
             let reply: ReplayReply

@@ -49,6 +49,9 @@ public final class StreamFollower {
     var endpoints: [String: String] = [:]
     var epochs: [String: String] = [:]
     var clients: [String: RequestClient] = [:]
+    /// The CURVE keys to call a publisher's replay endpoint with, by its source name (deployed
+    /// mode); nil in plain mode.
+    public var replayKeys: (String) throws -> RequestClient.CurveClientKeys? = { _ in nil }
     private let apply: (String, Envelope) throws -> Void
     private let deadLetter: (String, Envelope?, Data, Error) -> Void
     let clock: any WallClock

@@ -32,8 +32,8 @@ public final class IngestService {
     public func start() throws {
         try store.migrate()
         try fixes.connect(fixEndpoints)
-        host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report in try self.ingest(report) }
-        host.router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch in try self.ingest(batch) }
+        host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report, _ in try self.ingest(report) }
+        host.router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch, _ in try self.ingest(batch) }
         // A sweep over every device's smoothing state: rare enough not to stall the ingress
         // often (entries are trimmed whenever their device reports anyway).
         host.reactor.every(30, name: "smoothing.expire") { [unowned self] in self.engine.expire(now: self.host.clock.now()) }

@@ -29,13 +29,13 @@ public final class KitchenService {
         try host.subscribe(["order."], durableStreams: ["order"]) { [unowned self] _, envelope in try self.consume(envelope) }
         links.start()
         let router = host.router
-        router.on(Op.kdsTickets, TicketsQuery.self) { [unowned self] in try self.tickets($0) }
-        router.on(Op.kdsOrders, OrdersQuery.self) { [unowned self] in try self.orders($0) }
-        router.on(Op.kdsCounts, CountsQuery.self) { [unowned self] in try self.counts($0) }
-        router.on(Op.kdsStart, TicketCommand.self) { [unowned self] in try self.command(.start, $0.ticketId) }
-        router.on(Op.kdsBump, TicketCommand.self) { [unowned self] in try self.command(.bump, $0.ticketId) }
-        router.on(Op.kdsRecall, TicketCommand.self) { [unowned self] in try self.command(.recall, $0.ticketId) }
-        router.on(Op.kdsRush, RushCommand.self) { [unowned self] in try self.rush($0) }
+        router.on(Op.kdsTickets, TicketsQuery.self) { [unowned self] body, _ in try self.tickets(body) }
+        router.on(Op.kdsOrders, OrdersQuery.self) { [unowned self] body, _ in try self.orders(body) }
+        router.on(Op.kdsCounts, CountsQuery.self) { [unowned self] body, _ in try self.counts(body) }
+        router.on(Op.kdsStart, TicketCommand.self) { [unowned self] body, _ in try self.command(.start, body.ticketId) }
+        router.on(Op.kdsBump, TicketCommand.self) { [unowned self] body, _ in try self.command(.bump, body.ticketId) }
+        router.on(Op.kdsRecall, TicketCommand.self) { [unowned self] body, _ in try self.command(.recall, body.ticketId) }
+        router.on(Op.kdsRush, RushCommand.self) { [unowned self] body, _ in try self.rush(body) }
         host.addHealthDetails { [unowned self] in
             let link = self.links.status()
             return ["tickets.open": "\((try? self.store.openCount()) ?? -1)", "link.bus": link.bus.rawValue, "link.orderService": link.orderService.rawValue]

@@ -30,17 +30,17 @@ public final class OrderService {
     public func start() throws {
         try store.migrate()
         let router = host.router
-        router.on(Op.preferenceSet, PreferenceRequest.self) { [unowned self] in try self.setPreference($0) }
-        router.on(Op.preferenceGet, PreferenceRequest.self) { [unowned self] in try self.preference($0) }
-        router.on(Op.menuGet, MenuRequest.self) { [unowned self] in try self.menu($0) }
-        router.on(Op.windowsList, WindowsRequest.self) { [unowned self] in try self.windows($0) }
-        router.on(Op.windowReserve, ReserveRequest.self) { [unowned self] in try self.reserve($0) }
-        router.on(Op.orderPlace, PlaceOrderRequest.self) { [unowned self] in try self.place($0) }
-        router.on(Op.orderGet, OrderQuery.self) { [unowned self] in try self.order($0) }
-        router.on(Op.orderCancel, CancelOrderRequest.self) { [unowned self] in try self.cancel($0) }
-        router.on(Op.orderPickup, OrderQuery.self) { [unowned self] in try self.pickup($0) }
-        router.on(Op.orderHistory, OrderQuery.self) { [unowned self] in try self.history($0) }
-        router.on(Op.orderClaim, ClaimOrdersRequest.self) { [unowned self] in try self.claim($0) }
+        router.on(Op.preferenceSet, PreferenceRequest.self) { [unowned self] body, _ in try self.setPreference(body) }
+        router.on(Op.preferenceGet, PreferenceRequest.self) { [unowned self] body, _ in try self.preference(body) }
+        router.on(Op.menuGet, MenuRequest.self) { [unowned self] body, _ in try self.menu(body) }
+        router.on(Op.windowsList, WindowsRequest.self) { [unowned self] body, _ in try self.windows(body) }
+        router.on(Op.windowReserve, ReserveRequest.self) { [unowned self] body, _ in try self.reserve(body) }
+        router.on(Op.orderPlace, PlaceOrderRequest.self) { [unowned self] body, _ in try self.place(body) }
+        router.on(Op.orderGet, OrderQuery.self) { [unowned self] body, _ in try self.order(body) }
+        router.on(Op.orderCancel, CancelOrderRequest.self) { [unowned self] body, _ in try self.cancel(body) }
+        router.on(Op.orderPickup, OrderQuery.self) { [unowned self] body, _ in try self.pickup(body) }
+        router.on(Op.orderHistory, OrderQuery.self) { [unowned self] body, _ in try self.history(body) }
+        router.on(Op.orderClaim, ClaimOrdersRequest.self) { [unowned self] body, _ in try self.claim(body) }
         try host.subscribe(["region.", "kitchen."], durableStreams: ["region", "kitchen"]) { [unowned self] _, envelope in
             try self.consume(envelope)
         }

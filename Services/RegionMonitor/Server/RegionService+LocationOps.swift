@@ -6,10 +6,10 @@ import ServiceRuntime
 /// `location.confirm` (App Clip codes). The engine answers; the service counts and logs.
 extension RegionService {
     func routeLocationOps() {
-        host.router.on(Op.nearestGet, DeviceQuery.self) { [unowned self] query in
+        host.router.on(Op.nearestGet, DeviceQuery.self) { [unowned self] query, _ in
             try engine.nearestAnswer(deviceId: query.deviceId, catalog: catalog, now: host.clock.now())
         }
-        host.router.on(Op.locationConfirm, ConfirmLocation.self) { [unowned self] request in
+        host.router.on(Op.locationConfirm, ConfirmLocation.self) { [unowned self] request, _ in
             try confirm(request)
         }
     }

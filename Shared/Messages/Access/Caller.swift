@@ -1,0 +1,83 @@
+/// Who sent a request, as its connection proved it: in deployed mode the principal whose CURVE key
+/// the ZAP handler accepted (its User-Id), in plain mode the developer on loopback, who may do
+/// anything (today's development behaviour; plain mode binds only loopback).
+///
+/// Handlers ask the caller, never the body, who is acting: `actingUser`/`actingDevice` fill a
+/// left-out identity from a phone's key and refuse one that names somebody else; `requireCafe`
+/// keeps a kiosk or kitchen to its café; `requireOwner` keeps a phone to its own orders and data.
+public struct Caller: Sendable, Equatable {
+    /// nil for the plain-mode developer.
+    public let principal: Principal?
+
+    public init(principal: Principal?) {
+        self.principal = principal
+    }
+
+    /// The plain-mode caller: trusted with every op, as on a developer's loopback.
+    public static let developer = Caller(principal: nil)
+
+    public var role: Role? { principal?.role }
+    /// The name logs and refusals use.
+    public var name: String { principal?.name ?? "developer" }
+    public var isDeveloper: Bool { principal == nil }
+
+    /// Whether the caller has one of `roles` (the developer has them all).
+    public func has(_ roles: Role...) -> Bool {
+        guard let role else { return true }
+        return roles.contains(role)
+    }
+
+    /// The refusal every scope check answers with.
+    public func forbidden(_ what: String) -> ServiceError {
+        ServiceError(.forbidden, "\(name) (\(role?.rawValue ?? "developer")) may not \(what)")
+    }
+
+    /// The user a request acts as. A phone acts only as its own user: a body naming another is
+    /// refused, a body naming none takes the phone's. Other callers: the body's (which may be nil).
+    public func actingUser(_ claimed: String?, field: String = "userId") throws(ServiceError) -> String? {
+        guard let principal, principal.role == .phone else { return claimed }
+        if let claimed, claimed != principal.userId {
+            throw forbidden("act as user \(Quoting.quoted(claimed)) (\(field)); this key acts as \(Quoting.quoted(principal.userId ?? ""))")
+        }
+        return principal.userId
+    }
+
+    /// The device a request acts as; the same rule as `actingUser`, for the phone's device.
+    public func actingDevice(_ claimed: String?, field: String = "deviceId") throws(ServiceError) -> String? {
+        guard let principal, principal.role == .phone else { return claimed }
+        if let claimed, claimed != principal.deviceId {
+            throw forbidden("act for device \(Quoting.quoted(claimed)) (\(field)); this key acts for \(Quoting.quoted(principal.deviceId ?? ""))")
+        }
+        return principal.deviceId
+    }
+
+    /// `actingUser` for a body whose field is required: the phone's own user, or the body's.
+    public func actingUser(required claimed: String, field: String = "userId") throws(ServiceError) -> String {
+        try actingUser(Optional(claimed), field: field) ?? claimed
+    }
+
+    /// `actingDevice` for a body whose field is required.
+    public func actingDevice(required claimed: String, field: String = "deviceId") throws(ServiceError) -> String {
+        try actingDevice(Optional(claimed), field: field) ?? claimed
+    }
+
+    /// Refuses a kiosk or kitchen acting at a café that is not its own. Other roles pass.
+    public func requireCafe(_ cafeId: String, _ what: @autoclosure () -> String) throws(ServiceError) {
+        guard let principal, principal.role == .kiosk || principal.role == .kitchen else { return }
+        if principal.cafeId != cafeId {
+            throw forbidden("\(what()) at café \(Quoting.quoted(cafeId)); this key belongs to café \(Quoting.quoted(principal.cafeId ?? ""))")
+        }
+    }
+
+    /// Refuses a phone reaching data that belongs to another user or device (an order, an
+    /// inbox, a reminder). Pass what the stored data belongs to; nil means "not recorded" and is
+    /// refused for a phone. Other roles pass (their limits are the op table and `requireCafe`).
+    public func requireOwner(user: String? = nil, device: String? = nil, _ what: @autoclosure () -> String) throws(ServiceError) {
+        guard let principal, principal.role == .phone else { return }
+        let userMatches = user.map { $0 == principal.userId }
+        let deviceMatches = device.map { $0 == principal.deviceId }
+        // Owned when whichever of user and device is recorded names this phone.
+        if userMatches == true || deviceMatches == true { return }
+        throw forbidden(what())
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Messages
+import ZeroMQ
+
+/// What `cafectl keys` does to a key folder: create it with a key for every service instance,
+/// add a client key, revoke one. Every change rewrites the registry atomically; running
+/// processes pick it up within a second (or at once on SIGHUP).
+extension KeyFolder {
+    /// The service instances `init` makes keys for: the names `deploy/run-local.sh` runs, and
+    /// docker-compose's shards.
+    public static let serviceInstances: [(name: String, service: String)] = [
+        ("bus", "bus"),
+        ("beacon-ingest", "beacon-ingest"), ("beacon-ingest-s0", "beacon-ingest"), ("beacon-ingest-s1", "beacon-ingest"),
+        ("region-monitor", "region-monitor"), ("region-monitor-s0", "region-monitor"), ("region-monitor-s1", "region-monitor"),
+        ("order-service", "order-service"),
+        ("kitchen-display", "kitchen-display"),
+        ("notification-service", "notification-service"),
+    ]
+
+    /// The operator key `init` also makes, so the folder is usable at once (`cafectl --as operator`).
+    public static let defaultOperator = "operator"
+
+    /// Creates the folder (0700) with a key pair for every service instance and the operator,
+    /// and the registry; refuses a folder that already has a registry.
+    @discardableResult
+    public func initialize() throws(SecurityError) -> [Principal] {
+        if FileManager.default.fileExists(atPath: registryPath) {
+            throw SecurityError("\(registryPath) exists; add keys with cafectl keys add, or start from an empty folder")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw SecurityError("cannot create \(path): \(error.localizedDescription)")
+        }
+        var registry = KeyRegistry()
+        var made: [Principal] = []
+        let wanted = Self.serviceInstances.map { (name: $0.name, role: Role.service, service: Optional($0.service)) }
+            + [(name: Self.defaultOperator, role: Role.operator, service: nil)]
+        for entry in wanted {
+            let pair = try Self.generate()
+            let principal = Principal(name: entry.name, role: entry.role, publicKey: pair.publicKey, service: entry.service)
+            do { try registry.add(principal) } catch { throw SecurityError(error.description) }
+            try writeKeyPair(pair, named: entry.name)
+            made.append(principal)
+        }
+        try write(registry)
+        return made
+    }
+
+    /// Creates and registers a key for a new principal; refuses a name already registered.
+    @discardableResult
+    public func add(name: String, role: Role, service: String? = nil, deviceId: String? = nil, userId: String? = nil, cafeId: String? = nil) throws(SecurityError) -> Principal {
+        var registry = try registry()
+        let pair = try Self.generate()
+        let principal = Principal(name: name, role: role, publicKey: pair.publicKey, service: service, deviceId: deviceId, userId: userId, cafeId: cafeId)
+        do { try registry.add(principal) } catch { throw SecurityError(error.description) }
+        if FileManager.default.fileExists(atPath: keyPath(name)) {
+            throw SecurityError("\(keyPath(name)) exists from an earlier key; remove it first")
+        }
+        try writeKeyPair(pair, named: name)
+        try write(registry)
+        return principal
+    }
+
+    /// Removes `name` from the registry and deletes its secret key: its next request is refused
+    /// and its next handshake fails, in every process, within a second.
+    @discardableResult
+    public func revoke(name: String) throws(SecurityError) -> Principal {
+        var registry = try registry()
+        guard let removed = registry.remove(named: name) else { throw SecurityError("no principal named \(name) in \(registryPath)") }
+        try write(registry)
+        unlink(keyPath(name))
+        return removed
+    }
+
+    static func generate() throws(SecurityError) -> CurveKeyPair {
+        do { return try CurveKeyPair.generate() } catch { throw SecurityError("cannot make a CURVE key pair: \(error)") }
+    }
+}

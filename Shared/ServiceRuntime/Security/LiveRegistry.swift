@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import Messages
+import Synchronization
+
+/// The registry a running process authorizes against: read at start, re-read on SIGHUP and when
+/// the file changes (checked every half second), shared by the ZAP thread and the reactor.
+///
+/// A registry that no longer reads (a half-edited file) is logged and the last good one kept, so
+/// a typo cannot open the platform or lock everybody out.
+public final class LiveRegistry: @unchecked Sendable {
+    public let folder: KeyFolder
+    private let state: Mutex<(registry: KeyRegistry, stamp: FileStamp?)>
+    private let hangup = Atomic<Bool>(false)
+    private let reloadCount = Atomic<Int>(0)
+    private var signalSource: DispatchSourceSignal?
+    private var observers: [(KeyRegistry, KeyRegistry) -> Void] = []
+
+    public init(folder: KeyFolder) throws(SecurityError) {
+        self.folder = folder
+        let stamp = FileStamp(path: folder.registryPath)
+        state = Mutex((try folder.registry(), stamp))
+    }
+
+    /// An in-memory registry (tests and tools that do not watch a file).
+    public init(registry: KeyRegistry) {
+        folder = KeyFolder("")
+        state = Mutex((registry, nil))
+    }
+
+    /// The registry as of now.
+    public var current: KeyRegistry { state.withLock { $0.registry } }
+
+    /// How many times the registry was replaced since start.
+    public var reloads: Int { reloadCount.load(ordering: .relaxed) }
+
+    /// Calls `observer(old, new)` on the reactor thread after each reload that changed the registry.
+    public func onChange(_ observer: @escaping (KeyRegistry, KeyRegistry) -> Void) { observers.append(observer) }
+
+    /// Re-reads on SIGHUP and when the file changes; runs on `reactor`'s thread.
+    public func attach(to reactor: Reactor, logger: Logger) {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler { [self] in hangup.store(true, ordering: .releasing) }
+        source.resume()
+        signalSource = source
+        reactor.every(0.5, name: "keys.reload") { [self] in reloadIfNeeded(logger: logger) }
+    }
+
+    /// Re-reads the registry when SIGHUP came or its file changed. Returns whether it was replaced.
+    @discardableResult
+    public func reloadIfNeeded(logger: Logger) -> Bool {
+        guard !folder.path.isEmpty else { return false }
+        let signalled = hangup.exchange(false, ordering: .acquiring)
+        let stamp = FileStamp(path: folder.registryPath)
+        let (old, changed) = state.withLock { ($0.registry, $0.stamp != stamp) }
+        guard signalled || changed else { return false }
+        do {
+            let fresh = try folder.registry()
+            state.withLock { $0 = (fresh, stamp) }
+            reloadCount.add(1, ordering: .relaxed)
+            let removed = old.principals.filter { fresh.principal(key: $0.publicKey)?.name != $0.name }.map(\.name)
+            logger.info("key registry reloaded", ["keys.count": "\(fresh.principals.count)", "keys.revoked": removed.joined(separator: ","),
+                                                  "reason": signalled ? "SIGHUP" : "file changed"])
+            if fresh != old { observers.forEach { $0(old, fresh) } }
+            return true
+        } catch {
+            // Keep serving with the last good registry, and do not retry until the file changes again.
+            state.withLock { $0.stamp = stamp }
+            logger.error("key registry not reloaded; keeping the last good one", ["error": error.message, "keys.path": folder.registryPath])
+            return false
+        }
+    }
+
+    /// Replaces the registry (in-memory registries in tests).
+    public func replace(with registry: KeyRegistry) {
+        let old = state.withLock { state in
+            let old = state.registry
+            state.registry = registry
+            return old
+        }
+        reloadCount.add(1, ordering: .relaxed)
+        if old != registry { observers.forEach { $0(old, registry) } }
+    }
+}
+
+/// What identifies one version of a file: inode, size and modification time.
+struct FileStamp: Equatable, Sendable {
+    let inode: UInt64
+    let size: Int64
+    let seconds: Int
+    let nanoseconds: Int
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        seconds = info.st_mtim.tv_sec
+        nanoseconds = info.st_mtim.tv_nsec
+    }
+}

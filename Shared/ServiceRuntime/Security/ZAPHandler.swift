@@ -1,0 +1,124 @@
+import Foundation
+import Messages
+import Synchronization
+import ZeroMQ
+
+/// The process's ZAP handler (ZeroMQ RFC 27): libzmq asks it about every CURVE handshake on any
+/// server socket of the context, and it answers from the campus key registry — 200 with the
+/// principal's name as User-Id (and the key as the `X-Key` property), or 400 for a key the
+/// registry does not hold. Without a handler libzmq lets every CURVE client in, so deployed mode
+/// makes server sockets only once `start` has bound it (`SocketSecurity.secureServer`).
+///
+/// It runs on its own thread, as CZMQ's zauth actor does: handshakes go on while the service's
+/// reactor is busy, and its socket never leaves that thread.
+public final class ZAPHandler: @unchecked Sendable {
+    public static let endpoint = "inproc://zeromq.zap.01"
+
+    private let registry: LiveRegistry
+    private let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let acceptedCount = Atomic<Int>(0)
+    private let refusedCount = Atomic<Int>(0)
+    private var thread: Thread?
+
+    public init(registry: LiveRegistry, logger: Logger) {
+        self.registry = registry
+        self.logger = logger
+    }
+
+    /// Handshakes accepted and refused since start.
+    public var accepted: Int { acceptedCount.load(ordering: .relaxed) }
+    public var refused: Int { refusedCount.load(ordering: .relaxed) }
+    public var isRunning: Bool { thread != nil && !stopping.load(ordering: .acquiring) }
+
+    /// Binds the ZAP endpoint in `context` and starts answering; throws when it cannot bind
+    /// (another handler already holds the endpoint in this context).
+    public func start(in context: Context) throws {
+        let ready = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Error?>(nil)
+        let thread = Thread { [self] in
+            let socket: Socket
+            do {
+                socket = try Socket(context, .rep)
+                try socket.setLinger(milliseconds: 0)
+                try socket.bind(Self.endpoint)
+            } catch {
+                outcome.withLock { $0 = error }
+                ready.signal()
+                finished.signal()
+                return
+            }
+            ready.signal()
+            serve(socket)
+            socket.close()
+            finished.signal()
+        }
+        thread.name = "zap"
+        thread.start()
+        ready.wait()
+        if let error = outcome.withLock({ $0 }) { throw SecurityError("the ZAP handler could not bind \(Self.endpoint): \(error)") }
+        self.thread = thread
+    }
+
+    /// Stops the thread and closes its socket (within a quarter second).
+    public func stop() {
+        guard thread != nil, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        finished.wait()
+    }
+
+    private func serve(_ socket: Socket) {
+        while !stopping.load(ordering: .acquiring) {
+            do {
+                guard try Poller.wait(for: socket, events: .readable, timeoutMilliseconds: 250) else { continue }
+                while let frames = try socket.tryReceiveMultipart() {
+                    try socket.send(multipart: answer(frames))
+                }
+            } catch {
+                if error.isTerminated { return }
+                logger.error("ZAP handler failed a request", ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// The reply to one ZAP request: version, request id, status code and text, user id, metadata.
+    func answer(_ frames: [Data]) -> [Data] {
+        let requestId = frames.count > 1 ? frames[1] : Data()
+        func reply(_ code: String, _ text: String, user: String = "", metadata: Data = Data()) -> [Data] {
+            [Data("1.0".utf8), requestId, Data(code.utf8), Data(text.utf8), Data(user.utf8), metadata]
+        }
+        // version, request id, domain, address, routing id, mechanism, credentials…
+        guard frames.count >= 6, frames[0] == Data("1.0".utf8) else {
+            refusedCount.add(1, ordering: .relaxed)
+            return reply("500", "malformed ZAP request")
+        }
+        let address = String(decoding: frames[3], as: UTF8.self)
+        guard frames[5] == Data("CURVE".utf8), frames.count == 7, let key = Z85.encodeKey(frames[6]) else {
+            refusedCount.add(1, ordering: .relaxed)
+            logger.warning("handshake refused", ["reason": "not CURVE", "peer.address": address])
+            return reply("400", "CURVE required")
+        }
+        guard let principal = registry.current.principal(key: key) else {
+            refusedCount.add(1, ordering: .relaxed)
+            logger.warning("handshake refused", ["reason": "unknown key", "key": key, "peer.address": address])
+            return reply("400", "unknown key")
+        }
+        acceptedCount.add(1, ordering: .relaxed)
+        logger.debug("handshake accepted", ["principal": principal.name, "role": principal.role.rawValue, "peer.address": address])
+        return reply("200", "OK", user: principal.name, metadata: Self.metadata(["X-Key": key]))
+    }
+
+    /// ZMTP metadata: per property a one-byte name length, the name, a four-byte big-endian value
+    /// length, the value.
+    static func metadata(_ properties: [String: String]) -> Data {
+        var data = Data()
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
+            let n = Array(name.utf8), v = Array(value.utf8)
+            data.append(UInt8(n.count))
+            data.append(contentsOf: n)
+            withUnsafeBytes(of: UInt32(v.count).bigEndian) { data.append(contentsOf: $0) }
+            data.append(contentsOf: v)
+        }
+        return data
+    }
+}
