@@ -20,11 +20,14 @@ final class BusProxy {
 
     func run() throws {
         let context = try Context()
+        // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
+        let security = try SocketSecurity.from(config, name: config.string("instance"), serving: context, logger: logger)
         let hwm = Int32(config.int("hwm"))
         let frontend = try Socket(context, .xsub)
         try frontend.setReceiveHighWaterMark(hwm)
         try frontend.setSendHighWaterMark(hwm)
         try frontend.setLinger(milliseconds: 0)
+        try security.secureServer(frontend, endpoint: config.string("xsub"))
         try frontend.bind(config.string("xsub"))
         let backend = try Socket(context, .xpub)
         try backend.setSendHighWaterMark(hwm)
@@ -33,14 +36,17 @@ final class BusProxy {
         // Every subscriber's subscribe and unsubscribe reaches the publishers, so two subscribers
         // to one prefix do not hide each other.
         try backend.setXPubVerbose(true)
+        try security.secureServer(backend, endpoint: config.string("xpub"))
         try backend.bind(config.string("xpub"))
         let health = try Socket(context, .rep)
         try health.setLinger(milliseconds: 0)
+        try security.secureServer(health, endpoint: config.string("listen"))
         try health.bind(config.string("listen"))
         var capture: Socket?
         if !config.string("capture").isEmpty {
             let socket = try Socket(context, .pub)
             try socket.setLinger(milliseconds: 0)
+            try security.secureServer(socket, endpoint: config.string("capture"))
             try socket.bind(config.string("capture"))
             capture = socket
         }
@@ -71,10 +77,19 @@ final class BusProxy {
             while try backend.forwardOne(to: frontend) { subscriptionChanges += 1 }
         }
         reactor.onReadable(health) {
-            while let frames = try health.tryReceiveMultipart() {
-                try health.send(frames.count == 1 ? router.handle(frames[0]) : RequestRouter.errorReply(ServiceError(.malformed, "a request is one JSON frame")))
+            while let message = try health.tryReceivePeerMessage() {
+                let reply: Data
+                if message.frames.count != 1 {
+                    reply = RequestRouter.errorReply(ServiceError(.malformed, "a request is one JSON frame"))
+                } else if let caller = security.caller(userId: message.userId, key: message.publicKey) {
+                    reply = router.handle(message.frames[0], caller: caller)
+                } else {
+                    reply = RequestRouter.errorReply(ServiceError(.forbidden, "the key this connection authenticated with is no longer in the campus key registry"))
+                }
+                try health.send(reply)
             }
         }
+        security.attach(to: reactor)
         shutdown.installHandlers(logger: logger)
         logger.info("started", ["xsub": config.string("xsub"), "xpub": config.string("xpub"), "endpoint": config.string("listen")])
         reactor.run()
@@ -82,6 +97,7 @@ final class BusProxy {
         health.close()
         backend.close()
         frontend.close()
+        security.close()
         logger.info("stopped", ["forwarded": "\(forwarded)"])
     }
 }

@@ -17,7 +17,7 @@ let specs: [OptionSpec] = [
     OptionSpec("log-level", .choice(["debug", "info", "warning", "error"]), default: "info", help: "the least important log level written to stderr"),
     // libzmq takes the mark as a C int: a larger one is refused at start, not trapped on.
     OptionSpec("hwm", .count(0...Int(Int32.max)), default: "200000", help: "high-water mark of each side, in messages"),
-]
+] + SocketSecurity.specs
 let config = loadConfiguration(program: "bus", summary: "the Campus Café message bus (XSUB/XPUB proxy)", specs: specs)
 let logger = Logger(service: "bus", instance: config.string("instance"), minimum: Logger.Level(name: config.string("log-level")) ?? .info)
 

@@ -59,9 +59,9 @@ final class ChildProcesses {
 
     /// Waits until the process answers `health` with "ok" on `endpoint`.
     @discardableResult
-    func waitHealthy(_ name: String, endpoint: String, timeout: Double = 20) throws -> HealthStatus {
+    func waitHealthy(_ name: String, endpoint: String, timeout: Double = 20, curve: RequestClient.CurveClientKeys? = nil) throws -> HealthStatus {
         let context = try Context()
-        let client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 500)
+        let client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 500, curve: curve)
         defer { client.close() }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

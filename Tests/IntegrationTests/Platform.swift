@@ -15,6 +15,9 @@ final class Platform {
     let campus: String
     /// Flags added after the defaults (a later flag wins), per executable.
     var extraArguments: [String: [String]] = [:]
+    /// Deployed mode: the key folder (every service instance and `operator` from `keys init`;
+    /// tests add phones, kiosks and kitchens with `keys.add`). nil in plain mode.
+    let keys: KeyFolder?
 
     var bin: URL { children.bin }
     var root: URL { children.root }
@@ -29,8 +32,16 @@ final class Platform {
         throw PlatformError("the executables are not built next to the tests in \(dir.path); run `swift build --build-tests` first (deploy/test.sh does)")
     }
 
-    init() throws {
+    /// A platform in plain mode, or in deployed mode (CURVE, keys under `<root>/keys`).
+    init(security: SocketSecurity.Mode = .plain) throws {
         children = try ChildProcesses(prefix: "cafe-it")
+        if security == .deployed {
+            let folder = KeyFolder(children.root.appendingPathComponent("keys").path)
+            try folder.initialize()
+            keys = folder
+        } else {
+            keys = nil
+        }
         let names = ["bus-xsub", "bus-xpub", "bus", "region-fixes"] + Self.services
         let free = try LoopbackPorts.free(names.count)
         ports = Dictionary(uniqueKeysWithValues: zip(names, free))
@@ -43,8 +54,9 @@ final class Platform {
     var busSub: String { endpoint("bus-xpub") }
 
     func arguments(for service: String) -> [String] {
+        let security = keys.map { ["--security", "deployed", "--keys", $0.path] } ?? []
         if service == "bus" {
-            return ["--xsub", busPub, "--xpub", busSub, "--listen", endpoint("bus")]
+            return ["--xsub", busPub, "--xpub", busSub, "--listen", endpoint("bus")] + security + (extraArguments[service] ?? [])
         }
         var args = ["--listen", endpoint(service), "--bus-pub", busPub, "--bus-sub", busSub,
                     "--data-dir", root.appendingPathComponent("data").path, "--log-level", "debug"]
@@ -55,7 +67,7 @@ final class Platform {
         // Pickup reminders off unless a test asks for them (extraArguments): a window minutes away
         // would otherwise add a reminder to every inbox a test counts.
         if service == "notification-service" { args += ["--pickup-reminder-lead-seconds", "0", "--campus", campus] }
-        return args + (extraArguments[service] ?? [])
+        return args + security + (extraArguments[service] ?? [])
     }
 
     /// Starts one executable, logging to `<service>.log` (continued when it is started again).
@@ -81,15 +93,30 @@ final class Platform {
     }
 
     /// A PUB socket on the bus, for a test that plays a publisher; the caller closes it.
-    func busPublisher(_ context: Context) throws -> Socket {
+    /// In deployed mode it connects with `principal`'s key (nil: plain, which the bus refuses).
+    func busPublisher(_ context: Context, as principal: String? = nil) throws -> Socket {
         let publisher = try Socket(context, .pub)
         try publisher.setLinger(milliseconds: 0)
+        if let principal { try security(as: principal).secureClient(publisher, server: "bus") }
         try publisher.connect(busPub)
         return publisher
     }
 
+    /// How `principal` secures its client sockets (deployed mode; plain mode: the developer).
+    func security(as principal: String) throws -> SocketSecurity {
+        let logger = Logger(service: "test", instance: principal, minimum: .error)
+        guard let keys else { return .plain(logger: logger) }
+        return try .deployed(folder: keys, as: principal, serving: nil, logger: logger)
+    }
+
+    /// A request client to `service` acting as `principal` (deployed mode; plain mode ignores it).
+    func client(_ service: String, as principal: String, context: Context, timeoutMilliseconds: Int32 = 5_000) throws -> RequestClient {
+        try security(as: principal).requestClient(context: context, peer: endpoint(service), defaultServer: service, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
     func waitHealthy(_ service: String, timeout: Double = 20) throws {
-        try children.waitHealthy(service, endpoint: endpoint(service), timeout: timeout)
+        let curve = try keys.map { _ in try security(as: KeyFolder.defaultOperator).clientKeys(server: service) } ?? nil
+        try children.waitHealthy(service, endpoint: endpoint(service), timeout: timeout, curve: curve)
     }
 
     /// SIGKILL: the process gets no chance to flush or close anything.
@@ -101,11 +128,13 @@ final class Platform {
     func log(_ service: String) -> String { children.log(service) }
 
     /// Runs cafectl against this platform to completion (killed after two minutes).
-    func cafectl(_ arguments: [String]) throws -> CommandResult {
+    /// In deployed mode it acts as `principal` (the operator unless told).
+    func cafectl(_ arguments: [String], as principal: String = KeyFolder.defaultOperator) throws -> CommandResult {
         try runCommand(bin.appendingPathComponent("cafectl"),
                        arguments + ["--bus", endpoint("bus"), "--ingest", endpoint("beacon-ingest"), "--region", endpoint("region-monitor"),
                                     "--orders", endpoint("order-service"), "--kitchen", endpoint("kitchen-display"),
-                                    "--notify", endpoint("notification-service"), "--bus-pub", busPub, "--bus-sub", busSub],
+                                    "--notify", endpoint("notification-service"), "--bus-pub", busPub, "--bus-sub", busSub]
+                           + (keys.map { ["--keys", $0.path, "--as", principal] } ?? []),
                        timeout: 120)
     }
 

@@ -17,7 +17,7 @@ struct RequestClientTests {
                 Thread.sleep(forTimeInterval: 0.3)
                 return body
             }
-            router.on(Op.orderGet, OrderQuery.self) { query -> Echo in
+            router.on(Op.orderGet, OrderQuery.self) { query, _ -> Echo in
                 throw ServiceError(.unknownOrder, "no order \(query.orderId)")
             }
         }

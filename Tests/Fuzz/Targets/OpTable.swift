@@ -15,7 +15,7 @@ struct OpEntry: Sendable {
 enum OpTable {
     static func entry<Body: Codable & Sendable & Equatable>(_ op: String, _ body: Body.Type) -> OpEntry {
         OpEntry(name: op,
-                register: { router in router.on(op, Body.self) { _ in Empty() } },
+                register: { router in router.on(op, Body.self) { _, _ in Empty() } },
                 check: { frame in
                     Agreement.checkRoundTrip(Request<Body>.self, frame, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
                 })
