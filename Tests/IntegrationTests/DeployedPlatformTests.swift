@@ -24,8 +24,32 @@ struct DeployedPlatformTests {
             #expect(serviceError { try plain.call(Op.health, Empty(), as: HealthStatus.self) }?.code == "client.timeout", "\(service)")
         }
     }
-}
 
+    @Test("a service whose key the bus does not hold says bus.refused in its health")
+    func busRefusesUnknownServiceKey() throws {
+        var platform = try Platform(security: .deployed)
+        defer { platform.stop() }
+        let keys = try #require(platform.keys)
+        // kitchen-display's own folder: the same registry, but a kitchen-display key of its own
+        // that the rest of the campus never heard of.
+        let own = KeyFolder(platform.root.appendingPathComponent("kitchen-keys").path)
+        try FileManager.default.copyItem(atPath: keys.path, toPath: own.path)
+        try own.revoke(name: "kitchen-display")
+        try own.add(name: "kitchen-display", role: .service, service: "kitchen-display")
+        platform.extraArguments["kitchen-display"] = ["--keys", own.path]
+        try platform.start(busAnd: [])
+        try platform.start("kitchen-display")
+        let context = try Context()
+        // It answers (its own REP trusts its own registry), but says why it cannot publish.
+        let client = try Platform.client(platform.endpoint("kitchen-display"), server: "kitchen-display", keys: own, as: "operator", context: context)
+        defer { client.close() }
+        let health = try eventually("kitchen-display health says bus.refused") { () -> HealthStatus? in
+            let health = try client.call(Op.health, Empty(), as: HealthStatus.self)
+            return health.details["reasons"]?.contains("bus.refused") == true ? health : nil
+        }
+        #expect(health.status == "degraded")
+    }
+}
 
 /// The Caffè Macs flow of `ScenarioTests`, in deployed mode: the phone, the chef and the operator
 /// each act with their own key, and each is held to what its key may do.
