@@ -37,6 +37,7 @@ extension StreamFollower {
                 catchUp(source: source, stream: stream, through: last)
             }
         }
+        retryCollisions(of: source)
     }
 
     /// Whether a catch-up waits for the open transaction to end.

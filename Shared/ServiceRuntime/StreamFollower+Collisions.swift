@@ -41,8 +41,8 @@ extension StreamFollower {
     func settleCollision(topic: String, envelope: Envelope, raw: Data) {
         let source = envelope.source, stream = envelope.stream, seq = envelope.seq
         guard let client = replayClient(source, stream: stream) else {
-            logger.warning("seq collision not checked: no replay endpoint known", ["source": source, "stream": stream, "seq": "\(seq)", "event.id": envelope.id])
-            return
+            logger.info("seq collision checked once the publisher's heartbeat says where it replays", ["source": source, "stream": stream, "seq": "\(seq)", "event.id": envelope.id])
+            return unsettled(topic, envelope, raw)
         }
         let authentic: ReplayedEvent
         do {
@@ -53,8 +53,9 @@ extension StreamFollower {
             }
             authentic = first
         } catch {
-            logger.warning("seq collision not checked: replay failed", ["source": source, "stream": stream, "seq": "\(seq)", "error": "\(error)"])
-            return
+            logger.warning("seq collision not checked yet: replay failed; trying again at the publisher's next heartbeat",
+                           ["source": source, "stream": stream, "seq": "\(seq)", "error": "\(error)"])
+            return unsettled(topic, envelope, raw)
         }
         if let error = origins?.fromReplay(authentic, source: source, stream: stream) {
             deadLetter(authentic.topic, authentic.envelope, Wire.encode(authentic.envelope), error)
@@ -64,6 +65,24 @@ extension StreamFollower {
             deadLetter(topic, envelope, raw, ServiceError(.forbidden, "seq \(seq) of \(Quoting.quoted(source))/\(stream) is event \(Quoting.quoted(authentic.envelope.id)) in the publisher's outbox, not \(Quoting.quoted(envelope.id))"))
         }
         applyLate(authentic)
+    }
+
+    /// Keeps a collision that could not be checked yet, for the publisher's next heartbeat.
+    private func unsettled(_ topic: String, _ envelope: Envelope, _ raw: Data) {
+        guard !unsettledCollisions.contains(where: { $0.envelope.id == envelope.id }) else { return }
+        if unsettledCollisions.count >= Self.maxPendingCollisions { unsettledCollisions.removeFirst() }
+        unsettledCollisions.append((topic, envelope, raw))
+    }
+
+    /// After a heartbeat from `source`: its collisions waiting for a replay endpoint are checked
+    /// (after the open transaction, if any).
+    func retryCollisions(of source: String) {
+        guard unsettledCollisions.contains(where: { $0.envelope.source == source }) else { return }
+        let retry = unsettledCollisions.filter { $0.envelope.source == source }
+        unsettledCollisions.removeAll { $0.envelope.source == source }
+        for event in retry {
+            if db.inTransaction { pendingCollisions.append(event) } else { settleCollision(topic: event.topic, envelope: event.envelope, raw: event.raw) }
+        }
     }
 
     /// Applies the publisher's own event for a seq the cursor has passed, if its id is new; the

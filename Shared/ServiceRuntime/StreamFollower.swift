@@ -74,6 +74,8 @@ public final class StreamFollower {
     var held: [(topic: String, envelope: Envelope, raw: Data)] = []
     /// Seq collisions found while a transaction was open, to check against the publisher's outbox after it.
     var pendingCollisions: [(topic: String, envelope: Envelope, raw: Data)] = []
+    /// Seq collisions that could not be checked yet (no replay endpoint known, the publisher away).
+    var unsettledCollisions: [(topic: String, envelope: Envelope, raw: Data)] = []
 
     /// Counters for health.
     public internal(set) var appliedCount = 0

@@ -110,4 +110,21 @@ struct StreamCollisionTests {
         #expect(follower.cursor(source: "order-service", stream: "order") == 0)
         #expect(harness.recorder.deadLetters.first?.error.contains("returned an event of \"kitchen-display\"") == true, "\(harness.recorder.deadLetters)")
     }
+
+    @Test("a collision seen before the publisher's first heartbeat is checked when that heartbeat says where it replays")
+    func collisionBeforeHeartbeat() throws {
+        let harness = try FollowerHarness()
+        defer { harness.finish() }
+        let real = [orderEvent(1, orderId: "real-1")]
+        let (server, endpoint) = try Self.outbox(real, context: harness.context)
+        defer { server.stopAndWait() }
+        let follower = try harness.follower(on: harness.db)
+        defer { follower.close() }
+        #expect(deliver(follower, orderEvent(1, orderId: "forged")) == .applied)
+        #expect(deliver(follower, real[0]) == .duplicate)
+        #expect(server.requests == 0, "no replay endpoint known yet")
+        follower.observe(Heartbeat(service: "order-service", streams: ["order": 1], replayEndpoint: endpoint), source: "order-service")
+        #expect(try harness.db.query("SELECT order_id FROM effects ORDER BY rowid").map { $0.string("order_id") } == ["forged", "real-1"])
+        #expect(follower.collisionsRecovered == 1)
+    }
 }
