@@ -118,9 +118,10 @@ final class BusProxy {
             }
         }
         // Revocation without restart: every check reads the registry of the moment; a key removed
-        // by a reload also loses the connections it opened before, on both sides.
+        // by a reload (or whose role or scope changed) also loses the connections it opened
+        // before, on both sides: subscriptions applied under the old entry go with them.
         security.registry?.onChange { [unowned self] old, new in
-            let revoked = old.principals.filter { new.principal(key: $0.publicKey)?.name != $0.name }.map(\.name)
+            let revoked = old.principals.filter { new.principal(key: $0.publicKey) != $0 }.map(\.name)
             guard let gates, !revoked.isEmpty else { return }
             sessionCuts += 1
             do {
