@@ -180,4 +180,32 @@ struct BusSecurityTests {
         }
         #expect(try platform.healthDetails("bus", context)["subscribers.cut.unpaired"] == nil, "no connection was ever cut")
     }
+
+    @Test("a subscriber sending a message that is no subscription makes the bus cut every subscriber, who reconnect and get their topics again")
+    func unpairedMessage() throws {
+        let platform = try Platform(security: .deployed)
+        defer { platform.stop() }
+        try platform.start(busAnd: [])
+        let context = try Context()
+        let watcher = try BusSubscriber(platform, context, as: "operator", prefixes: ["order."])
+        let orders = try platform.busPublisher(context, as: "order-service")
+        // An XSUB peer on the XPUB side can send what a SUB cannot: after it, libzmq 4.3 pairs the
+        // following subscription messages with the wrong connections.
+        let raw = try Socket(context, .xsub)
+        try raw.setLinger(milliseconds: 0)
+        try platform.security(as: "operator").secureClient(raw, server: "bus")
+        try raw.connect(platform.busSub)
+        defer { watcher.close(); orders.close(); raw.close() }
+        func placed(_ id: String) -> [Data] {
+            var envelope = Self.orderPlaced(device: "dev-2")
+            envelope.id = id
+            return Platform.frames("order.placed.caffe-macs.", envelope)
+        }
+        try platform.publish([(orders, placed("before"))], pumping: [watcher]) { watcher.on("order.").contains { $0.id == "before" } }
+        try raw.send(Array("\u{2}not a subscription".utf8))
+        _ = try eventually("the bus cut its subscribers") {
+            try platform.healthDetails("bus", context)["subscribers.cut.unpaired"] == "1" ? true : nil
+        }
+        try platform.publish([(orders, placed("after"))], pumping: [watcher]) { watcher.on("order.").contains { $0.id == "after" } }
+    }
 }
