@@ -238,7 +238,8 @@ struct ProtocolDocumentTests {
         let document = try Self.document()
         let start = try #require(document.range(of: "### Who may call each op"))
         var documented: [String: (roles: Set<String>, scope: String)] = [:]
-        for line in document[start.upperBound...].components(separatedBy: "\n") where line.hasPrefix("| `") {
+        let section = document[start.upperBound...].components(separatedBy: "\n").prefix { !$0.hasPrefix("#") }
+        for line in section where line.hasPrefix("| `") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count == 3 else { Issue.record("row \(line) has \(cells.count) cells"); continue }
             let roles = Set(cells[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
