@@ -40,7 +40,8 @@ final class BusProxy {
         if !config.string("capture").isEmpty {
             let socket = try Socket(context, .pub)
             try socket.setLinger(milliseconds: 0)
-            try security.secureServer(socket, endpoint: config.string("capture"))
+            // Every forwarded message goes out here: in deployed mode only operators may listen.
+            try security.secureServer(socket, endpoint: config.string("capture"), admitting: [.operator])
             try socket.bind(config.string("capture"))
             capture = socket
         }

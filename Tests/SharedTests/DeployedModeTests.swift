@@ -19,11 +19,12 @@ struct DeployedModeTests {
     }
 
     /// A REP server secured as `server`, and a request sent on a fresh CURVE client as `client`.
-    func roundTrip(server: SocketSecurity, clientSecurity: SocketSecurity?, context: Context, timeout: Int32 = 1_500) throws -> PeerMessage? {
+    func roundTrip(server: SocketSecurity, clientSecurity: SocketSecurity?, context: Context, timeout: Int32 = 1_500,
+                   admitting roles: Set<Role>? = nil) throws -> PeerMessage? {
         let rep = try Socket(context, .rep)
         defer { rep.close() }
         try rep.setLinger(milliseconds: 0)
-        try server.secureServer(rep, endpoint: "tcp://127.0.0.1:*")
+        try server.secureServer(rep, endpoint: "tcp://127.0.0.1:*", admitting: roles)
         try rep.bind("tcp://127.0.0.1:*")
         let req = try Socket(context, .req)
         defer { req.close() }
@@ -77,6 +78,19 @@ struct DeployedModeTests {
         #expect(server.caller(userId: message.userId, key: message.publicKey) == nil)
         // And its next handshake fails.
         #expect(try roundTrip(server: server, clientSecurity: phone, context: context, timeout: 500) == nil)
+    }
+
+    @Test("a socket that admits only operators gives a phone no session, and the operator one")
+    func socketAdmittingOnlyOperators() throws {
+        let context = try Context()
+        let server = try SocketSecurity.deployed(folder: folder, as: "bus", serving: context, logger: logger)
+        defer { server.close() }
+        let phone = try SocketSecurity.deployed(folder: folder, as: "phone-ana", serving: nil, logger: logger)
+        let operatorKey = try SocketSecurity.deployed(folder: folder, as: "operator", serving: nil, logger: logger)
+        #expect(try roundTrip(server: server, clientSecurity: phone, context: context, timeout: 500, admitting: [.operator]) == nil)
+        #expect(try roundTrip(server: server, clientSecurity: operatorKey, context: context, admitting: [.operator])?.userId == "operator")
+        // The restriction is the socket's: the same phone is admitted where every key is.
+        #expect(try roundTrip(server: server, clientSecurity: phone, context: context)?.userId == "phone-ana")
     }
 
     @Test("deployed mode will not make a server socket without a running ZAP handler")

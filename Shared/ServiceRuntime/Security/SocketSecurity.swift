@@ -81,7 +81,10 @@ public final class SocketSecurity {
 
     /// Makes `socket` a server for `endpoint` (call before `bind`): a CURVE server in deployed
     /// mode, once the ZAP handler runs; in plain mode, refuses an endpoint off loopback.
-    public func secureServer(_ socket: Socket, endpoint: String) throws {
+    ///
+    /// `admitting` limits who may connect at all to keys of those roles (deployed mode), for a
+    /// socket whose every message is for a few (the bus's capture socket: operators).
+    public func secureServer(_ socket: Socket, endpoint: String, admitting roles: Set<Role>? = nil) throws {
         switch mode {
         case .plain:
             if !Self.isLoopback(endpoint) && !allowNonLoopback {
@@ -92,7 +95,13 @@ public final class SocketSecurity {
                 throw SecurityError("refusing to bind \(endpoint) in deployed mode without a running ZAP handler: libzmq would accept any CURVE key")
             }
             try socket.setCurveServer(secretKey: identity.secretKey)
-            try socket.setZAPDomain("campus")
+            if let roles {
+                let domain = "campus:" + Role.allCases.filter(roles.contains).map(\.rawValue).joined(separator: ",")
+                zap.restrict(domain: domain, to: roles)
+                try socket.setZAPDomain(domain)
+            } else {
+                try socket.setZAPDomain("campus")
+            }
         }
     }
 

@@ -24,6 +24,13 @@ public final class ZAPHandler: @unchecked Sendable {
     /// of the same key (the bus's subscription ledger mirrors libzmq's per-connection record).
     private let sessionCount = Atomic<Int>(0)
     private var thread: Thread?
+    /// ZAP domains whose sockets admit only some roles (the bus's capture socket: operators).
+    private let admitted = Mutex<[String: Set<Role>]>([:])
+
+    /// Makes sockets of ZAP `domain` admit only keys of `roles`.
+    public func restrict(domain: String, to roles: Set<Role>) {
+        admitted.withLock { $0[domain] = roles }
+    }
 
     public init(registry: LiveRegistry, logger: Logger) {
         self.registry = registry
@@ -105,6 +112,13 @@ public final class ZAPHandler: @unchecked Sendable {
             refusedCount.add(1, ordering: .relaxed)
             logger.warning("handshake refused", ["reason": "unknown key", "key": key, "peer.address": address])
             return reply("400", "unknown key")
+        }
+        let domain = String(decoding: frames[2], as: UTF8.self)
+        if let roles = admitted.withLock({ $0[domain] }), !roles.contains(principal.role) {
+            refusedCount.add(1, ordering: .relaxed)
+            logger.warning("handshake refused", ["reason": "role not admitted", "principal": principal.name, "role": principal.role.rawValue,
+                                                 "zap.domain": domain, "peer.address": address])
+            return reply("400", "role not admitted")
         }
         acceptedCount.add(1, ordering: .relaxed)
         let session = sessionCount.add(1, ordering: .relaxed).newValue
