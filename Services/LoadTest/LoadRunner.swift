@@ -84,6 +84,9 @@ final class LoadRunner {
         // Deployed mode: the run's own gateway, phone and kitchen keys, gone again when it ends.
         try security.mint([LoadSecurity.Mint(name: gatewayKey, role: .gateway)] + OrderClients.keys(runID: runID, phones: orderingPhones, fleet: fleet, catalog: catalog))
         defer { security.revokeMinted() }
+        // Deployed mode: Ctrl-C or SIGTERM ends the run early, so its keys are still revoked.
+        let interrupted = ShutdownSignal()
+        if security.isDeployed { interrupted.installHandlers(logger: Logger(service: "load-test", instance: runID, minimum: .warning)) }
         try awaitMintedKeys(phones: orderingPhones, fleet: fleet)
         let ingest: [PipelinedClient<IngestStep>] = try settings.ingest.enumerated().map {
             try security.pipelined("beacon-ingest s\($0)", context: context, peer: $1, defaultServer: "beacon-ingest", as: security.isDeployed ? gatewayKey : nil)
@@ -228,6 +231,10 @@ final class LoadRunner {
                 for step in try client.retry(now: now, after: settings.retrySeconds) { orders.resent(step) }
             }
             try sampler.askDue()
+            if interrupted.isRequested {
+                log("load-test: interrupted; reporting what was measured and revoking the run's keys")
+                break
+            }
 
             let generating = !schedule.isFinished || schedule.nextDue != nil || orders.nextDue != nil
             if !generating {
