@@ -27,6 +27,9 @@ case "run":
     exit(RunCommand.main(arguments: Array(arguments.dropFirst())))
 case "bench":
     exit(Benchmarks.run(arguments: Array(arguments.dropFirst())))
+case "bench-peer":
+    // The other process of bench (a); not an operator command.
+    exit(BenchPeer.run(arguments: Array(arguments.dropFirst())))
 case "scenario":
     exit(ScenarioCommand.main(arguments: Array(arguments.dropFirst())))
 case "help", "--help", "-h":
