@@ -43,7 +43,11 @@ let package = Package(
         .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages"], path: "Shared/ServiceRuntime"),
         .target(name: "Metrics", path: "Shared/Metrics"),
     ]
-    + [.executableTarget(name: "bus", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus")]
+    + [
+        // The bus's pure rules (its subscription ledger) apart from the proxy, so tests reach them.
+        .target(name: "BusCore", dependencies: ["Messages"], path: "Services/Bus/Core"),
+        .executableTarget(name: "bus", dependencies: ["BusCore", "ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus", exclude: ["Core"]),
+    ]
     + service("BeaconIngest", executable: "beacon-ingest", prefix: "BeaconIngest")
     + service("RegionMonitor", executable: "region-monitor", prefix: "RegionMonitor")
     + service("OrderService", executable: "order-service", prefix: "Order")
@@ -61,7 +65,7 @@ let package = Package(
                                                     "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer"], path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
-        .testTarget(name: "ServiceTests", dependencies: ["BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
+        .testTarget(name: "ServiceTests", dependencies: ["BusCore", "BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
         .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
         .testTarget(name: "RegionServerTests", dependencies: ["TestSupport", "RegionMonitorServer", "RegionMonitorCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"],
                     path: "Tests/RegionServerTests"),

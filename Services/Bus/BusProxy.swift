@@ -5,12 +5,19 @@ import ZeroMQ
 
 /// The proxy loop: like `zmq_proxy`, but on our reactor so it answers health, counts traffic
 /// and stops on SIGTERM within the shutdown bound.
+///
+/// In deployed mode it is also the bus's authorization (issue 13, `BusAccess`): every publication
+/// is checked against the key its connection authenticated with (`PublicationGate`), every
+/// subscription too (`SubscriptionGate`), against the key registry as of that message; and when a
+/// reload removes a key, every connection is cut so each peer handshakes again and a revoked key
+/// is refused there. Plain mode forwards as `zmq_proxy` does, without a copy.
 final class BusProxy {
     private let config: Configuration
     private let logger: Logger
     private let shutdown = ShutdownSignal()
     private var forwarded: UInt64 = 0
     private var subscriptionChanges: UInt64 = 0
+    private var sessionCuts = 0
     private let started = Reactor.monotonic()
 
     init(config: Configuration, logger: Logger) {
@@ -22,22 +29,9 @@ final class BusProxy {
         let context = try Context()
         // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
         let security = try SocketSecurity.from(config, name: config.string("instance"), serving: context, logger: logger)
-        let hwm = Int32(config.int("hwm"))
-        let frontend = try Socket(context, .xsub)
-        try frontend.setReceiveHighWaterMark(hwm)
-        try frontend.setSendHighWaterMark(hwm)
-        try frontend.setLinger(milliseconds: 0)
-        try security.secureServer(frontend, endpoint: config.string("xsub"))
-        try frontend.bind(config.string("xsub"))
-        let backend = try Socket(context, .xpub)
-        try backend.setSendHighWaterMark(hwm)
-        try backend.setReceiveHighWaterMark(hwm)
-        try backend.setLinger(milliseconds: 500)
-        // Every subscriber's subscribe and unsubscribe reaches the publishers, so two subscribers
-        // to one prefix do not hide each other.
-        try backend.setXPubVerbose(true)
-        try security.secureServer(backend, endpoint: config.string("xpub"))
-        try backend.bind(config.string("xpub"))
+        let sockets = BusSockets(context: context, security: security, hwm: Int32(config.int("hwm")), logger: logger)
+        let frontend = try sockets.frontend(config.string("xsub"))
+        let backend = try sockets.backend(config.string("xpub"))
         let health = try Socket(context, .rep)
         try health.setLinger(milliseconds: 0)
         try security.secureServer(health, endpoint: config.string("listen"))
@@ -51,30 +45,64 @@ final class BusProxy {
             capture = socket
         }
 
-        let router = RequestRouter(logger: logger)
-        router.on(Op.health, Empty.self) { [unowned self] _ in
-            HealthStatus(service: "bus", instance: config.string("instance"), status: "ok", uptimeSeconds: Reactor.monotonic() - started,
-                         streams: [:], outboxPending: 0,
-                         details: ["xsub": config.string("xsub"), "xpub": config.string("xpub"),
-                                   "forwarded": "\(forwarded)", "subscriptionChanges": "\(subscriptionChanges)"])
+        let reactor = Reactor(shutdown: shutdown, logger: logger)
+        let gates: (subscriptions: SubscriptionGate, publications: PublicationGate, deadLetters: BusDeadLetters)?
+        if security.mode == .deployed {
+            let subscriptions = SubscriptionGate(backend: backend, frontend: frontend, sockets: sockets, endpoint: config.string("xpub"), reactor: reactor, logger: logger)
+            let deadLetters = BusDeadLetters(instance: config.string("instance")) { [unowned subscriptions] frames in
+                try subscriptions.backend.send(multipart: frames, dontWait: true)
+            }
+            gates = (subscriptions, PublicationGate(security: security, deadLetters: deadLetters, logger: logger), deadLetters)
+        } else {
+            gates = nil
         }
 
-        let reactor = Reactor(shutdown: shutdown, logger: logger)
+        let router = RequestRouter(logger: logger)
+        router.on(Op.health, Empty.self) { [unowned self] _ in
+            var details = ["xsub": config.string("xsub"), "xpub": config.string("xpub"), "forwarded": "\(forwarded)",
+                           "subscriptionChanges": "\(subscriptionChanges)"]
+            details.merge(security.healthDetails) { _, new in new }
+            if let gates {
+                details.merge(gates.subscriptions.healthDetails) { _, new in new }
+                details.merge(gates.publications.healthDetails) { _, new in new }
+                details["deadLettered"] = "\(gates.deadLetters.count)"
+                details["sessions.cut"] = "\(sessionCuts)"
+            }
+            return HealthStatus(service: "bus", instance: config.string("instance"), status: "ok", uptimeSeconds: Reactor.monotonic() - started,
+                                streams: [:], outboxPending: 0, details: details)
+        }
+
+        // The subscription side first: in manual mode its queue is best read as soon as it fills.
+        reactor.onReadable(backend) { [unowned self] in
+            if let gates {
+                try gates.subscriptions.drain()
+            } else {
+                while try backend.forwardOne(to: frontend) { subscriptionChanges += 1 }
+            }
+        }
         reactor.onReadable(frontend) { [unowned self] in
             // Drain a bounded batch so the subscription side and health stay responsive.
-            for _ in 0..<10_000 {
-                if let capture {
+            for index in 0..<10_000 {
+                if let gates {
+                    // Deployed: read what the subscription side queued meanwhile (see SubscriptionGate).
+                    if index % 256 == 255 { try gates.subscriptions.drain() }
+                    let outcome = try frontend.forwardOne(to: gates.subscriptions.backend) { message in
+                        guard gates.publications.admits(message) else { return false }
+                        if let capture { try? capture.send(multipart: (0..<message.frameCount).map { Data(message.frame($0)) }, dontWait: true) }
+                        return true
+                    }
+                    guard let outcome else { return }
+                    if outcome { forwarded += 1 }
+                } else if let capture {
                     guard let frames = try frontend.tryReceiveMultipart() else { return }
                     try backend.send(multipart: frames)
                     try capture.send(multipart: frames, dontWait: true)
+                    forwarded += 1
                 } else {
                     guard try frontend.forwardOne(to: backend) else { return }
+                    forwarded += 1
                 }
-                forwarded += 1
             }
-        }
-        reactor.onReadable(backend) { [unowned self] in
-            while try backend.forwardOne(to: frontend) { subscriptionChanges += 1 }
         }
         reactor.onReadable(health) {
             while let message = try health.tryReceivePeerMessage() {
@@ -89,13 +117,27 @@ final class BusProxy {
                 try health.send(reply)
             }
         }
+        // Revocation without restart: every check reads the registry of the moment; a key removed
+        // by a reload (or whose role or scope changed) also loses the connections it opened
+        // before, on both sides: subscriptions applied under the old entry go with them.
+        security.registry?.onChange { [unowned self] old, new in
+            let revoked = old.principals.filter { new.principal(key: $0.publicKey) != $0 }.map(\.name)
+            guard let gates, !revoked.isEmpty else { return }
+            sessionCuts += 1
+            do {
+                try gates.subscriptions.rebuild(.revoked, reason: "keys revoked: \(revoked.joined(separator: ", "))")
+                try sockets.cutSessions(frontend, config.string("xsub"))
+            } catch {
+                logger.error("could not cut the connections of revoked keys", ["error": "\(error)", "keys.revoked": revoked.joined(separator: ",")])
+            }
+        }
         security.attach(to: reactor)
         shutdown.installHandlers(logger: logger)
-        logger.info("started", ["xsub": config.string("xsub"), "xpub": config.string("xpub"), "endpoint": config.string("listen")])
+        logger.info("started", ["xsub": config.string("xsub"), "xpub": config.string("xpub"), "endpoint": config.string("listen"), "security": security.mode.rawValue])
         reactor.run()
         capture?.close()
         health.close()
-        backend.close()
+        (gates?.subscriptions.backend ?? backend).close()
         frontend.close()
         security.close()
         logger.info("stopped", ["forwarded": "\(forwarded)"])

@@ -6,7 +6,8 @@ import ZeroMQ
 // bus: the stateless XSUB/XPUB proxy every publisher and subscriber meets at.
 // Publishers connect to the XSUB side, subscribers to the XPUB side; subscriptions flow upstream
 // so publishers filter at the source. A REP socket answers `health`; an optional PUB socket
-// copies every message for capture.
+// copies every message for capture. In deployed mode it forwards only what the publishing key may
+// publish and applies only the subscriptions the subscribing key may hold (Messages' BusAccess).
 
 let specs: [OptionSpec] = [
     OptionSpec("xsub", .endpoint, default: "tcp://127.0.0.1:7401", help: "where publishers connect (bound XSUB)"),

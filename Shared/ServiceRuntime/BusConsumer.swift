@@ -17,6 +17,10 @@ public final class BusConsumer {
     private let publisher: EventPublisher
     private let deadLetters: DeadLetters
     private let maxMessageBytes: Int
+    /// Whose events may be applied: the stream owner rule, in the mode's terms.
+    private let origins: EventOrigins
+    /// Events refused because their source may not publish their stream (dead-lettered).
+    public private(set) var refusedEvents = 0
     private var observers: [(Envelope) -> Void] = []
     private let logger: Logger
     /// After a batch the storage could not take: no event is applied before `retryAt`, and the
@@ -40,6 +44,7 @@ public final class BusConsumer {
         self.deadLetters = deadLetters
         self.maxMessageBytes = maxMessageBytes
         self.logger = logger
+        origins = EventOrigins(security: security)
         socket = try Socket(context, .sub)
         try socket.setReceiveHighWaterMark(200_000)
         try socket.setLinger(milliseconds: 0)
@@ -55,6 +60,7 @@ public final class BusConsumer {
             apply: handler,
             deadLetter: { topic, _, raw, error in deadLetters.send(topic: topic, raw: raw, error: error) })
         follower.replayKeys = { source in try security.clientKeys(server: source) }
+        follower.origins = origins
     }
 
     /// Drains the socket whenever it is readable, and forgets old event ids hourly.
@@ -76,6 +82,9 @@ public final class BusConsumer {
         details["replayed"] = "\(follower.replayedCount)"
         details["duplicates"] = "\(follower.duplicateCount)"
         details["events.deduplicated"] = "\(follower.seenAgainCount)"
+        details["events.refused"] = "\(refusedEvents)"
+        details["events.seqCollisions"] = "\(follower.collisionCount)"
+        details["events.seqCollisionsRecovered"] = "\(follower.collisionsRecovered)"
         for (source, count) in follower.shed { details["shed.\(source)"] = "\(count)" }
         if droppedWhileRetrying > 0 { details["consumer.droppedWhileRetrying"] = "\(droppedWhileRetrying)" }
         return details
@@ -150,10 +159,20 @@ public final class BusConsumer {
                 continue
             }
             let topic = String(decoding: frames[0], as: UTF8.self)
-            let envelope: Envelope
+            let decoded: Envelope
             do {
-                envelope = try Wire.decodeEnvelope(frames[1], maxBytes: maxMessageBytes)
+                decoded = try Wire.decodeEnvelope(frames[1], maxBytes: maxMessageBytes)
             } catch {
+                deadLetters.send(topic: topic, raw: frames[1], error: error)
+                continue
+            }
+            // Only from the publisher its stream belongs to: refused, it is never applied, moves
+            // no cursor, registers no replay endpoint and reaches no observer.
+            let envelope: Envelope
+            switch origins.screen(topic: topic, envelope: decoded) {
+            case .admit(let admitted): envelope = admitted
+            case .refuse(let error):
+                refusedEvents += 1
                 deadLetters.send(topic: topic, raw: frames[1], error: error)
                 continue
             }

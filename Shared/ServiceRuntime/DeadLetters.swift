@@ -18,17 +18,22 @@ public final class DeadLetters {
     /// Logs and publishes one dead letter: the stable code, the message, the topic and the start of the frame.
     public func send(topic: String, raw: Data, error: Error) {
         count += 1
+        let letter = Self.letter(service: service, topic: topic, raw: raw, error: error)
+        logger.warning("dead letter", ["topic": letter.topic, "error.code": letter.code, "error.message": letter.message])
+        try? publisher.publishBestEffort(.deadLetter, topic: Topic.deadLetter(service: service), stream: "deadletter", .deadLetter(letter))
+    }
+
+    /// The dead letter for a message `service` could not use, as every publisher of dead letters
+    /// (services and the bus) writes it: the error's stable code and message, and at most 128
+    /// characters of the topic, 300 of the message and 512 bytes of the frame.
+    public static func letter(service: String, topic: String, raw: Data, error: Error) -> DeadLetter {
         let (code, fullMessage): (String, String) = switch error {
         case let e as WireError: (e.code.rawValue, e.message)
         case let e as ServiceError: (e.code, e.message)
         default: (ErrorCode.internalError.rawValue, "\(error)")
         }
         // A hostile publisher chooses the topic and much of the message: quote neither whole.
-        let message = Quoting.cut(fullMessage, limit: 300)
-        let topic = Quoting.cut(topic, limit: 128)
-        logger.warning("dead letter", ["topic": topic, "error.code": code, "error.message": message])
-        let excerpt = String(decoding: raw.prefix(512), as: UTF8.self)
-        try? publisher.publishBestEffort(.deadLetter, topic: Topic.deadLetter(service: service), stream: "deadletter",
-                                         .deadLetter(DeadLetter(service: service, code: code, message: message, topic: topic, excerpt: excerpt)))
+        return DeadLetter(service: service, code: code, message: Quoting.cut(fullMessage, limit: 300), topic: Quoting.cut(topic, limit: 128),
+                          excerpt: String(decoding: raw.prefix(512), as: UTF8.self))
     }
 }

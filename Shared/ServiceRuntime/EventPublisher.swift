@@ -91,25 +91,25 @@ public final class EventPublisher {
 
 /// Ids and sequence numbers for best-effort envelopes. Numbered, not given random UUIDs (a random
 /// UUID per sighting costs a getrandom call and formatting): a per-process random prefix and the
-/// per-stream sequence keep ids unique across restarts.
-struct BestEffortNumbering {
-    let source: String
+/// per-stream sequence keep ids unique across restarts. The bus numbers its dead letters with it.
+public struct BestEffortNumbering {
+    public let source: String
     let clock: any WallClock
     private var last: [String: UInt64] = [:]
     private let prefix = String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-"
 
-    init(source: String, clock: any WallClock) {
+    public init(source: String, clock: any WallClock) {
         self.source = source
         self.clock = clock
     }
 
     /// The next envelope of `stream`; its number is taken only by `commit` (a send that would block takes none).
-    func next(_ type: EventType, stream: String, _ body: EventBody) -> Envelope {
+    public func next(_ type: EventType, stream: String, _ body: EventBody) -> Envelope {
         let seq = (last[stream] ?? 0) + 1
         return Envelope(type: type, id: prefix + stream + "-" + String(seq), source: source, stream: stream, seq: seq, time: clock.now(), body: body)
     }
 
-    mutating func commit(stream: String, seq: UInt64) {
+    public mutating func commit(stream: String, seq: UInt64) {
         last[stream] = seq
     }
 }

@@ -36,6 +36,12 @@ public final class Reactor {
         handlers.append(handler)
     }
 
+    /// Watches `new` in the place of `old` (a socket closed and made again), with the same handler.
+    public func replaceReadable(_ old: Socket, with new: Socket) {
+        guard let index = poller.index(of: old) else { preconditionFailure("replacing a socket the reactor does not watch") }
+        poller.replace(at: index, with: new)
+    }
+
     /// Calls `action` every `seconds`, first after one interval.
     public func every(_ seconds: Double, name: String, _ action: @escaping () throws -> Void) {
         timers.append(Timer(name: name, interval: seconds, due: Self.monotonic() + seconds, action: action))

@@ -81,7 +81,11 @@ public final class ServiceHost {
         var reasons: [String] = []
         if db.corruptionSeen { reasons.append("storage.corrupt") }
         if let failure = db.recentStorageFailure(within: 10) { reasons.append(failure.isFull ? "storage.full" : "storage.failing") }
-        if publisher.link.isUnreachable { reasons.append("bus.unreachable") }
+        if publisher.link.isRefused {
+            reasons.append("bus.refused")
+        } else if publisher.link.isUnreachable {
+            reasons.append("bus.unreachable")
+        }
         if let consumer { reasons += consumer.degradedReasons }
         return reasons
     }

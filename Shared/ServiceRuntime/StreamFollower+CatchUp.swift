@@ -37,10 +37,11 @@ extension StreamFollower {
                 catchUp(source: source, stream: stream, through: last)
             }
         }
+        retryCollisions(of: source)
     }
 
     /// Whether a catch-up waits for the open transaction to end.
-    public var hasPendingCatchUps: Bool { !pendingCatchUps.isEmpty }
+    public var hasPendingCatchUps: Bool { !pendingCatchUps.isEmpty || !pendingCollisions.isEmpty }
 
     func schedule(source: String, stream: String, through: UInt64) {
         if let index = pendingCatchUps.firstIndex(where: { $0.source == source && $0.stream == stream }) {
@@ -55,9 +56,10 @@ extension StreamFollower {
     /// publisher's next heartbeat asks for it again.
     public func runPendingCatchUps() {
         precondition(!db.inTransaction, "a catch-up is a blocking request: never inside an open transaction")
-        let catchUps = pendingCatchUps, events = held
+        let catchUps = pendingCatchUps, events = held, collisions = pendingCollisions
         pendingCatchUps.removeAll()
         held.removeAll()
+        pendingCollisions.removeAll()
         for request in catchUps { catchUp(source: request.source, stream: request.stream, through: request.through) }
         for event in events {
             let current = cursor(source: event.envelope.source, stream: event.envelope.stream)
@@ -67,6 +69,7 @@ extension StreamFollower {
                 _ = applyInOrder(topic: event.topic, envelope: event.envelope, raw: event.raw)
             }
         }
+        for event in collisions { settleCollision(topic: event.topic, envelope: event.envelope, raw: event.raw) }
     }
 
     /// A publisher that started over from an empty database counts its seq from 1 again, so our
@@ -100,19 +103,7 @@ extension StreamFollower {
     /// Replays `stream` from the publisher until our cursor reaches `through` or the publisher
     /// has nothing more. Failures are logged; the next heartbeat tries again.
     public func catchUp(source: String, stream: String, through target: UInt64) {
-        guard let endpoint = endpoints[source] else { return }
-        let client: RequestClient
-        if let existing = clients[source] {
-            client = existing
-        } else {
-            do {
-                client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 1_000, curve: try replayKeys(source))
-            } catch {
-                logger.warning("replay impossible", ["source": source, "stream": stream, "endpoint": endpoint, "error": "\(error)"])
-                return
-            }
-            clients[source] = client
-        }
+        guard let endpoint = endpoints[source], let client = replayClient(source, stream: stream) else { return }
         while cursor(source: source, stream: stream) < target {
             let from = cursor(source: source, stream: stream) + 1
             let reply: ReplayReply
@@ -131,6 +122,11 @@ extension StreamFollower {
                 try db.transaction {
                     for event in reply.events where event.envelope.seq > cursor(source: source, stream: stream) {
                         guard event.envelope.seq == cursor(source: source, stream: stream) + 1 else { break }
+                        // The publisher's own record, and still only what its stream may carry.
+                        if let error = origins?.fromReplay(event, source: source, stream: stream) {
+                            deadLetter(event.topic, event.envelope, Wire.encode(event.envelope), error)
+                            break
+                        }
                         if applyInOrder(topic: event.topic, envelope: event.envelope, raw: Wire.encode(event.envelope)) == .failed {
                             throw storageFailure ?? SQLiteError(code: 10, message: "storage failed", context: "replay")
                         }
@@ -147,6 +143,20 @@ extension StreamFollower {
             if cursor(source: source, stream: stream) < from { return }
             replayedCount += applied
             logger.info("caught up by replay", ["source": source, "stream": stream, "events": "\(applied)", "cursor": "\(cursor(source: source, stream: stream))"])
+        }
+    }
+
+    /// The request client for `source`'s replay endpoint (learnt from its heartbeat), made once.
+    func replayClient(_ source: String, stream: String) -> RequestClient? {
+        guard let endpoint = endpoints[source] else { return nil }
+        if let existing = clients[source] { return existing }
+        do {
+            let client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 1_000, curve: try replayKeys(source))
+            clients[source] = client
+            return client
+        } catch {
+            logger.warning("replay impossible", ["source": source, "stream": stream, "endpoint": endpoint, "error": "\(error)"])
+            return nil
         }
     }
 }

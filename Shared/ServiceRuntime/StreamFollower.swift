@@ -52,8 +52,10 @@ public final class StreamFollower {
     /// The CURVE keys to call a publisher's replay endpoint with, by its source name (deployed
     /// mode); nil in plain mode.
     public var replayKeys: (String) throws -> RequestClient.CurveClientKeys? = { _ in nil }
-    private let apply: (String, Envelope) throws -> Void
-    private let deadLetter: (String, Envelope?, Data, Error) -> Void
+    /// Checks what a publisher's replay returns (the stream owner rule); nil applies it unchecked.
+    public var origins: EventOrigins?
+    let apply: (String, Envelope) throws -> Void
+    let deadLetter: (String, Envelope?, Data, Error) -> Void
     let clock: any WallClock
     /// How to undo what open transaction levels changed in memory (cursors, epochs), and where
     /// each level began: memory moves only with the commit that stores it.
@@ -70,13 +72,21 @@ public final class StreamFollower {
     /// Catch-ups asked for while a transaction was open, and the events that revealed them.
     var pendingCatchUps: [(source: String, stream: String, through: UInt64)] = []
     var held: [(topic: String, envelope: Envelope, raw: Data)] = []
+    /// Seq collisions found while a transaction was open, to check against the publisher's outbox after it.
+    var pendingCollisions: [(topic: String, envelope: Envelope, raw: Data)] = []
+    /// Seq collisions that could not be checked yet (no replay endpoint known, the publisher away).
+    var unsettledCollisions: [(topic: String, envelope: Envelope, raw: Data)] = []
 
     /// Counters for health.
-    public private(set) var appliedCount = 0
-    public private(set) var duplicateCount = 0
+    public internal(set) var appliedCount = 0
+    public internal(set) var duplicateCount = 0
     public internal(set) var replayedCount = 0
     /// Events skipped because their id was applied before (under another seq).
     public private(set) var seenAgainCount = 0
+    /// Events that came at a seq already passed, under an id never applied (see `collision`).
+    public internal(set) var collisionCount = 0
+    /// The publisher's own events applied late because another event had taken their seq.
+    public internal(set) var collisionsRecovered = 0
 
     public init(db: Database, logger: Logger, context: Context, durableStreams: Set<String>, prefixes: [String],
                 clock: any WallClock = SystemClock(),
@@ -146,6 +156,9 @@ public final class StreamFollower {
         }
         let current = cursor(source: envelope.source, stream: envelope.stream)
         if envelope.seq <= current {
+            // A seq already passed under an id never applied: two events claim one position (a
+            // forgery, in plain mode, took it first or comes second). The publisher's outbox decides.
+            if collides(envelope) { return collision(topic: topic, envelope: envelope, raw: raw) }
             duplicateCount += 1
             return .duplicate
         }
@@ -171,9 +184,7 @@ public final class StreamFollower {
         do {
             let fresh = try db.transaction {
                 // Seen before under another seq (a publisher that sent it again): the cursor moves, nothing is applied twice.
-                try db.run("INSERT INTO consumer_seen_events (event_id, at_ms) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING",
-                           envelope.id, clock.now().milliseconds)
-                let fresh = db.changes > 0
+                let fresh = try markSeen(envelope.id)
                 if fresh, wanted(topic) { try apply(topic, envelope) }
                 try storeCursor(envelope.source, envelope.stream, envelope.seq)
                 return fresh
@@ -187,10 +198,14 @@ public final class StreamFollower {
             storageFailure = error
             return .failed
         } catch {
-            // A poison event must not block the stream forever: dead-letter it and move on.
+            // A poison event must not block the stream forever: dead-letter it and move on. Its id is
+            // remembered, so the event coming again is a plain duplicate, not a collision.
             deadLetter(topic, envelope, raw(), error)
             do {
-                try db.transaction { try storeCursor(envelope.source, envelope.stream, envelope.seq) }
+                try db.transaction {
+                    try markSeen(envelope.id)
+                    try storeCursor(envelope.source, envelope.stream, envelope.seq)
+                }
             } catch let error as SQLiteError where error.isStorageFailure {
                 storageFailure = error
                 return .failed
@@ -200,6 +215,13 @@ public final class StreamFollower {
             setCursor(k, envelope.seq)
             return .deadLettered
         }
+    }
+
+    /// Records an event id as applied; false when it was already.
+    @discardableResult
+    func markSeen(_ id: String) throws -> Bool {
+        try db.run("INSERT INTO consumer_seen_events (event_id, at_ms) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING", id, clock.now().milliseconds)
+        return db.changes > 0
     }
 
     func storeCursor(_ source: String, _ stream: String, _ seq: UInt64) throws {

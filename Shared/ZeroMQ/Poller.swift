@@ -26,6 +26,15 @@ public struct Poller {
         return sockets.count - 1
     }
 
+    /// Puts `socket` in the place of the registered socket at `index` (one that was rebuilt).
+    public mutating func replace(at index: Int, with socket: Socket) {
+        sockets[index] = socket
+        items[index].socket = socket.handle
+    }
+
+    /// The index of a registered socket, if it is registered.
+    public func index(of socket: Socket) -> Int? { sockets.firstIndex { $0 === socket } }
+
     /// Waits until a registered socket is ready or the timeout passes (-1 waits forever, 0 checks).
     /// Returns the indices of the ready sockets; empty on timeout or when a signal interrupted the wait.
     public mutating func poll(timeoutMilliseconds: Int) throws(ZeroMQError) -> [Int] {

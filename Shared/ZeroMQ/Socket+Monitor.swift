@@ -12,6 +12,13 @@ public struct SocketEvent: Sendable, Equatable {
 
     public static let connected = UInt16(ZMQ_EVENT_CONNECTED)
     public static let disconnected = UInt16(ZMQ_EVENT_DISCONNECTED)
+    /// The ZMTP handshake (and its security mechanism, CURVE or none) completed: the link carries messages.
+    public static let handshakeSucceeded = UInt16(ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+    /// The peer refused our credentials (a ZAP 400: a key it does not know, or no CURVE).
+    public static let handshakeFailedAuth = UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+    /// The handshake broke off (a wrong server key, a peer speaking another mechanism).
+    public static let handshakeFailedProtocol = UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+    public static let handshakeFailedNoDetail = UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
 
     /// Reads the two frames a monitor sends: [u16 event, u32 value][endpoint]. Nil when malformed.
     public init?(frames: [Data]) {

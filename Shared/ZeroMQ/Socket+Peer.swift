@@ -9,6 +9,8 @@ public struct PeerMessage {
     public var userId: String?
     /// The `X-Key` property the ZAP handler attached: the client's CURVE public key (Z85).
     public var publicKey: String?
+    /// The `X-Session` property the ZAP handler attached: unique to the connection's handshake.
+    public var session: String?
 }
 
 extension Socket {
@@ -18,7 +20,7 @@ extension Socket {
     /// connection; they are read from the first frame (`zmq_msg_gets`, "User-Id" and "X-Key").
     public func tryReceivePeerMessage() throws(ZeroMQError) -> PeerMessage? {
         let h = try live("zmq_msg_recv")
-        var result = PeerMessage(frames: [], userId: nil, publicKey: nil)
+        var result = PeerMessage(frames: [], userId: nil, publicKey: nil, session: nil)
         var msg = zmq_msg_t()
         var flags = ZMQ_DONTWAIT
         while true {
@@ -36,6 +38,7 @@ extension Socket {
             if result.frames.isEmpty {
                 result.userId = Self.property(of: &msg, "User-Id")
                 result.publicKey = Self.property(of: &msg, "X-Key")
+                result.session = Self.property(of: &msg, "X-Session")
             }
             let size = zmq_msg_size(&msg)
             result.frames.append(size == 0 ? Data() : Data(bytes: zmq_msg_data(&msg), count: size))
@@ -54,6 +57,13 @@ extension Socket {
     /// XPUB: hand every subscription message to the application, which applies the ones it
     /// allows with `subscribe`/`unsubscribe` (ZMQ_XPUB_MANUAL).
     public func setXPubManual(_ on: Bool) throws(ZeroMQError) { try setIntOption(ZMQ_XPUB_MANUAL, on ? 1 : 0, "ZMQ_XPUB_MANUAL") }
+
+    /// XPUB in manual mode: subscribes the connection of the subscription message received last to
+    /// `prefix` (raw bytes: a subscription need not be UTF-8).
+    public func subscribe(bytes prefix: [UInt8]) throws(ZeroMQError) { try setBytesOption(ZMQ_SUBSCRIBE, prefix, "ZMQ_SUBSCRIBE") }
+
+    /// XPUB in manual mode: unsubscribes the connection of the message received last from `prefix`.
+    public func unsubscribe(bytes prefix: [UInt8]) throws(ZeroMQError) { try setBytesOption(ZMQ_UNSUBSCRIBE, prefix, "ZMQ_UNSUBSCRIBE") }
 
     /// Whether this socket is a CURVE server.
     public var isCurveServer: Bool { get throws(ZeroMQError) { try intOption(ZMQ_CURVE_SERVER, "ZMQ_CURVE_SERVER") != 0 } }

@@ -47,6 +47,14 @@ public final class Socket {
         if zmq_disconnect(h, endpoint) != 0 { throw .last("zmq_disconnect \(endpoint)") }
     }
 
+    /// Stops listening on an endpoint made with `bind`, and ends every connection accepted on it
+    /// (libzmq terminates the listener and the sessions it launched). A wildcard endpoint must be
+    /// given as bound (`lastEndpoint`).
+    public func unbind(_ endpoint: String) throws(ZeroMQError) {
+        let h = try live("zmq_unbind \(endpoint)")
+        if zmq_unbind(h, endpoint) != 0 { throw .last("zmq_unbind \(endpoint)") }
+    }
+
     /// The endpoint actually bound, e.g. the port libzmq chose for "tcp://127.0.0.1:*".
     public var lastEndpoint: String {
         get throws(ZeroMQError) { try stringOption(ZMQ_LAST_ENDPOINT) }

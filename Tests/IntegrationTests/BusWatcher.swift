@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import ServiceRuntime
 import ZeroMQ
 
 /// Subscribes to the bus like any operator would and keeps every decoded message, so a test can
@@ -21,24 +22,36 @@ final class BusWatcher {
     /// it subscribes to a topic of its own last, publishes on it from a socket of its own until that
     /// comes back, and by then the publishers have been sent the earlier subscriptions too. Without
     /// it, an event published right after the watcher starts can be dropped (the slow joiner).
-    init(context: Context, endpoint: String, prefixes: [String] = [""], probe: String? = nil) throws {
+    ///
+    /// In deployed mode the watcher subscribes as `security`'s principal (an operator), and the
+    /// probe is a well-formed envelope published with a service's key (`probeAs`), since the bus
+    /// forwards nothing else; its topic is one no service subscribes to.
+    init(context: Context, endpoint: String, prefixes: [String] = [""], probe: String? = nil,
+         security: SocketSecurity? = nil, probeAs: SocketSecurity? = nil) throws {
         socket = try Socket(context, .sub)
         try socket.setLinger(milliseconds: 0)
         for prefix in prefixes { try socket.subscribe(prefix) }
+        try security?.secureClient(socket, server: "bus")
         try socket.connect(endpoint)
-        if let probe { try waitUntilSubscribed(context: context, busPub: probe) }
+        if let probe { try waitUntilSubscribed(context: context, busPub: probe, as: probeAs) }
     }
 
-    private func waitUntilSubscribed(context: Context, busPub: String) throws {
+    private func waitUntilSubscribed(context: Context, busPub: String, as probeSecurity: SocketSecurity?) throws {
         let topic = "probe.watcher.\(UUID().uuidString)."
         try socket.subscribe(topic)
         let publisher = try Socket(context, .pub)
         defer { publisher.close() }
         try publisher.setLinger(milliseconds: 0)
+        try probeSecurity?.secureClient(publisher, server: "bus")
         try publisher.connect(busPub)
+        var probe = Data("{}".utf8)
+        if let probeSecurity, probeSecurity.mode == .deployed {
+            probe = Wire.encode(Envelope(type: .heartbeat, source: probeSecurity.name, stream: "probe", seq: 0, time: Timestamp(Date()),
+                                         body: .heartbeat(Heartbeat(service: probeSecurity.name, streams: [:], replayEndpoint: "", epoch: "probe"))))
+        }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            try publisher.send(multipart: [Data(topic.utf8), Data("{}".utf8)])
+            try publisher.send(multipart: [Data(topic.utf8), probe])
             while let frames = try socket.receiveMultipart(timeoutMilliseconds: 20) {
                 if frames.first == Data(topic.utf8) {
                     // Back through the bus: the publishers were sent every earlier subscription.

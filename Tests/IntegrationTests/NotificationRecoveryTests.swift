@@ -91,30 +91,30 @@ struct NotificationRecoveryTests {
         func health() throws -> [String: String] { try notify.call(Op.health, Empty(), as: HealthStatus.self).details }
         let now = Timestamp(Date())
         func region(_ seq: UInt64, id: String, _ state: ConditionState) -> Envelope {
-            Envelope(type: .regionEvent, id: id, source: "region-replayer", stream: "region", seq: seq, time: now,
+            Envelope(type: .regionEvent, id: id, source: "region-monitor-replayer", stream: "region", seq: seq, time: now,
                      body: .region(RegionEvent(monitor: "campus", identifier: "caffe-macs", deviceId: device, state: state, refinement: nil, flags: [], date: now)))
         }
         // Until the bus has passed notification-service's subscription up to this publisher, what
         // it sends is dropped: send seq 1 (nothing to notify) until it is applied.
-        let warmUp = Envelope(type: .regionNearest, id: "warm-up", source: "region-replayer", stream: "region", seq: 1, time: now,
+        let warmUp = Envelope(type: .regionNearest, id: "warm-up", source: "region-monitor-replayer", stream: "region", seq: 1, time: now,
                               body: .nearest(NearestBeacon(deviceId: device, beacon: nil, proximity: nil, date: now)))
         _ = try eventually("the publisher's first event applied") {
             try publish(Topic.regionNearest, warmUp)
-            return try health()["cursor.region-replayer/region"] == "1" ? true : nil
+            return try health()["cursor.region-monitor-replayer/region"] == "1" ? true : nil
         }
         // An order.ready and its replayed copy from another publisher's stream.
         let start = now.adding(seconds: 600)
         let snapshot = OrderSnapshot(orderId: "ord-replayed", cafeId: "caffe-macs", cafeName: "Caffè Macs", timeZone: "America/Los_Angeles", currency: "USD",
                                      channel: .app, userId: "dora", deviceId: device, state: .ready, lines: [], total: 0, pickupStart: start,
                                      pickupEnd: start.adding(seconds: 900), placedAt: now, customerHere: false)
-        let ready = Envelope(type: .orderReady, id: "ready-1", source: "order-replayer", stream: "order", seq: 1, time: now,
+        let ready = Envelope(type: .orderReady, id: "ready-1", source: "order-service-replayer", stream: "order", seq: 1, time: now,
                              body: .order(OrderEvent(order: snapshot, previous: .preparing, reason: nil, at: now)))
         var readyAgain = ready
         readyAgain.seq = 2
         try publish(Topic.order(state: "ready", cafe: "caffe-macs"), ready)
         try publish(Topic.order(state: "ready", cafe: "caffe-macs"), readyAgain)
 
-        _ = try eventually("the order events applied") { try health()["cursor.order-replayer/order"] == "2" ? true : nil }
+        _ = try eventually("the order events applied") { try health()["cursor.order-service-replayer/order"] == "2" ? true : nil }
         let arrived = region(2, id: "arrival-1", .satisfied)
         try publish(Topic.regionEvent(monitor: "campus"), arrived)
         // The same event again under the next seq, as a publisher restored from a copy would send it.
@@ -126,7 +126,7 @@ struct NotificationRecoveryTests {
 
         let details = try eventually("every event applied") { () -> [String: String]? in
             let details = try health()
-            return details["cursor.region-replayer/region"] == "5" && details["cursor.order-replayer/order"] == "2" ? details : nil
+            return details["cursor.region-monitor-replayer/region"] == "5" && details["cursor.order-service-replayer/order"] == "2" ? details : nil
         }
         #expect(details["events.deduplicated"] == "2")
         let inbox = try NotificationTests.inbox(notify, device)

@@ -110,20 +110,20 @@ struct NotificationTests {
                           pickupEnd: now.adding(seconds: 1500), placedAt: now, customerHere: false)
         }
         func event(_ seq: UInt64, _ type: EventType, _ snapshot: OrderSnapshot, reason: String?) -> Envelope {
-            Envelope(type: type, source: "order-fake", stream: "order", seq: seq, time: now, body: .order(OrderEvent(order: snapshot, previous: .accepted, reason: reason, at: now)))
+            Envelope(type: type, source: "order-service-fake", stream: "order", seq: seq, time: now, body: .order(OrderEvent(order: snapshot, previous: .accepted, reason: reason, at: now)))
         }
         func health() throws -> [String: String] { try notify.call(Op.health, Empty(), as: HealthStatus.self).details }
         // Sent until applied: the bus passes the subscription up to this publisher after a moment.
         let placed = event(1, .orderPlaced, order("ord-a", .placed), reason: nil)
         _ = try eventually("the publisher's first event applied") {
             try publisher.send(multipart: [Data(Topic.order(state: "placed", cafe: "munich-cafe").utf8), Wire.encode(placed)])
-            return try health()["cursor.order-fake/order"] == "1" ? true : nil
+            return try health()["cursor.order-service-fake/order"] == "1" ? true : nil
         }
         try publisher.send(multipart: [Data(Topic.order(state: "cancelled", cafe: "munich-cafe").utf8),
                                        Wire.encode(event(2, .orderCancelled, order("ord-a", .cancelled), reason: "la cafetería cerró antes"))])
         try publisher.send(multipart: [Data(Topic.order(state: "noShow", cafe: "munich-cafe").utf8),
                                        Wire.encode(event(3, .orderNoShow, order("ord-b", .noShow), reason: "not collected by the end of the pickup window"))])
-        _ = try eventually("both events applied") { try health()["cursor.order-fake/order"] == "3" ? true : nil }
+        _ = try eventually("both events applied") { try health()["cursor.order-service-fake/order"] == "3" ? true : nil }
 
         let times = PickupTimeFormatter()
         let spanish = try Self.inbox(notify, "sofia-es")

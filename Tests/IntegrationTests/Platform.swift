@@ -114,6 +114,12 @@ final class Platform {
         try security(as: principal).requestClient(context: context, peer: endpoint(service), defaultServer: service, timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// A request client to `endpoint` acting as `principal` with the keys of `folder`.
+    static func client(_ endpoint: String, server: String, keys folder: KeyFolder, as principal: String, context: Context) throws -> RequestClient {
+        let security = try SocketSecurity.deployed(folder: folder, as: principal, serving: nil, logger: Logger(service: "test", instance: principal, minimum: .error))
+        return try security.requestClient(context: context, peer: endpoint, defaultServer: server)
+    }
+
     func waitHealthy(_ service: String, timeout: Double = 20) throws {
         let curve = try keys.map { _ in try security(as: KeyFolder.defaultOperator).clientKeys(server: service) } ?? nil
         try children.waitHealthy(service, endpoint: endpoint(service), timeout: timeout, curve: curve)

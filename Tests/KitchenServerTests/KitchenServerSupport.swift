@@ -49,12 +49,12 @@ final class KitchenHarness {
         (host, service) = try Self.open(folder: folder, clock: clock, arguments: arguments)
     }
 
-    /// An order at Caffè Macs with a burger for the grill and a salad for the salad station.
-    func order(_ orderId: String = "ord-1", state: OrderState = .accepted) -> OrderSnapshot {
+    /// An order at Caffè Macs (or `cafe`) with a burger for the grill and a salad for the salad station.
+    func order(_ orderId: String = "ord-1", state: OrderState = .accepted, cafe: String = "caffe-macs") -> OrderSnapshot {
         let lines = [OrderLine(itemId: "burger", name: "Burger", quantity: 2, modifiers: [], station: "grill", unitPrice: 900, lineTotal: 1800),
                      OrderLine(itemId: "caesar", name: "Caesar salad", quantity: 1, modifiers: [], station: "salad", unitPrice: 800, lineTotal: 800)]
         let start = clock.now().adding(seconds: 900)
-        return OrderSnapshot(orderId: orderId, cafeId: "caffe-macs", cafeName: "Caffè Macs", timeZone: "America/Los_Angeles", currency: "USD",
+        return OrderSnapshot(orderId: orderId, cafeId: cafe, cafeName: cafe, timeZone: "America/Los_Angeles", currency: "USD",
                              channel: .app, userId: "u1", deviceId: "phone-1", state: state, lines: lines, total: 2600,
                              pickupStart: start, pickupEnd: start.adding(seconds: 900), placedAt: clock.now(), customerHere: false)
     }

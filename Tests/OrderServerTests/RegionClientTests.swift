@@ -35,7 +35,11 @@ struct RegionClientTests {
         let results = Mutex<[ServiceError?]>([])
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            let client = RegionClient(context: context, endpoints: [endpoint], timeoutMilliseconds: 300, retrySeconds: 5, clock: clock)
+            let plain = SocketSecurity.plain(logger: Logger(service: "test", instance: "region-client", minimum: .error))
+            guard let client = try? RegionClient(context: context, endpoints: [endpoint], security: plain, timeoutMilliseconds: 300, retrySeconds: 5, clock: clock) else {
+                finished.signal()
+                return
+            }
             func record(_ body: () throws -> Void) { let e = serviceError(body); results.withLock { $0.append(e) } }
             record { _ = try client.confirm(confirm) }          // silence: times out
             clock.advance(seconds: 4.9)

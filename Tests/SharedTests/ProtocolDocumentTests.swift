@@ -233,6 +233,27 @@ struct ProtocolDocumentTests {
         #expect(Set(Self.contracts.keys) == Set(ops), "contracts for ops that do not exist")
     }
 
+    @Test("the op roles table is OpAccess.rules, every op is in it, and no op is open to no role")
+    func opRolesTable() throws {
+        let document = try Self.document()
+        let start = try #require(document.range(of: "### Who may call each op"))
+        var documented: [String: (roles: Set<String>, scope: String)] = [:]
+        for line in document[start.upperBound...].components(separatedBy: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3 else { Issue.record("row \(line) has \(cells.count) cells"); continue }
+            let roles = Set(cells[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            documented[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = (roles, cells[2])
+        }
+        let ops = try Self.declaredStrings(in: "Shared/Messages/Requests/CommonOps.swift")
+        #expect(Set(documented.keys) == Set(ops), "the roles table and the ops differ")
+        #expect(Set(OpAccess.rules.keys) == Set(ops), "OpAccess.rules and the ops differ")
+        for (op, rule) in OpAccess.rules {
+            #expect(!rule.roles.isEmpty, "\(op) is open to no role")
+            #expect(documented[op]?.roles == Set(rule.roles.map(\.rawValue)), "\(op): the document says \(documented[op]?.roles ?? []), the code \(rule.roles)")
+            #expect(documented[op]?.scope == rule.scope, "\(op): scope text differs")
+        }
+    }
+
     @Test("every error code is listed, and every topic builder appears in the topic table")
     func errorCodesAndTopics() throws {
         let document = try Self.document()

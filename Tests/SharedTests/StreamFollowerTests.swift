@@ -70,9 +70,11 @@ struct StreamFollowerTests {
         defer { harness.finish() }
         let follower = try harness.follower(on: harness.db)
         defer { follower.close() }
-        #expect([1, 2, 3].map { deliver(follower, orderEvent($0)) } == [.applied, .applied, .applied])
-        #expect(deliver(follower, orderEvent(2)) == .duplicate)
-        #expect(deliver(follower, orderEvent(3)) == .duplicate)
+        let events = [1, 2, 3].map { orderEvent($0) }
+        #expect(events.map { deliver(follower, $0) } == [.applied, .applied, .applied])
+        #expect(deliver(follower, events[1]) == .duplicate)
+        #expect(deliver(follower, events[2]) == .duplicate)
+        #expect(follower.collisionCount == 0, "the same events again are no collision")
         #expect(try harness.effects() == [1, 2, 3])
         #expect(follower.cursor(source: "order-service", stream: "order") == 3)
         #expect(follower.appliedCount == 3)

@@ -4,7 +4,14 @@ import ZeroMQ
 
 /// The direct PUSH channel that carries location fixes to region-monitor. Coordinates never cross
 /// the bus, where anyone may subscribe: they go only to the shard's region-monitor.
+///
+/// In deployed mode each PUSH socket is a CURVE client of its region-monitor, which accepts fixes
+/// only from a beacon-ingest key. An endpoint may name the server's principal
+/// (`region-monitor-s0@tcp://region-monitor-s0:7425`); without a name it is `region-monitor`.
 final class FixChannel {
+    /// The server name an endpoint without one stands for.
+    static let defaultServer = "region-monitor"
+
     private let host: ServiceHost
     /// One socket for every shard, or one per shard in shard order.
     private var senders: [Socket] = []
@@ -15,11 +22,13 @@ final class FixChannel {
 
     /// Connects one PUSH socket per endpoint (region-monitor may start later: ZeroMQ reconnects).
     func connect(_ endpoints: [String]) throws {
-        for endpoint in endpoints {
+        for value in endpoints {
+            let (server, endpoint) = PeerEndpoint.split(value, defaultName: Self.defaultServer)
             let socket = try Socket(host.context, .push)
             try socket.setLinger(milliseconds: 0)
             try socket.setSendHighWaterMark(100_000)
             try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2_000)
+            try host.security.secureClient(socket, server: server)
             try socket.connect(endpoint)
             senders.append(socket)
         }

@@ -32,8 +32,14 @@ public final class IngestService {
     public func start() throws {
         try store.migrate()
         try fixes.connect(fixEndpoints)
-        host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report, _ in try self.ingest(report) }
-        host.router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch, _ in try self.ingest(batch) }
+        // A phone reports only for the device its key belongs to (a report for another device
+        // could withdraw that device's location authorization); a gateway reports for any.
+        host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report, caller in
+            _ = try caller.actingDevice(required: report.deviceId)
+            return try self.ingest(report)
+        }
+        // Gateways only (the op table): no scoped role reaches it, so the handler needs no caller.
+        host.router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch in try self.ingest(batch) }
         // A sweep over every device's smoothing state: rare enough not to stall the ingress
         // often (entries are trimmed whenever their device reports anyway).
         host.reactor.every(30, name: "smoothing.expire") { [unowned self] in self.engine.expire(now: self.host.clock.now()) }

@@ -27,7 +27,7 @@ public struct IngestSettings: Sendable, Equatable {
         return ServiceHost.commonSpecs(service: "beacon-ingest", listenPort: 7410) + [
             OptionSpec.count("shards", 1...256, default: defaults.shards, help: "number of device shards in sighting/location/device topics (the same on every instance)"),
             OptionSpec("fix-endpoints", .endpointList, default: defaults.fixEndpoints.joined(separator: ","),
-                       help: "region-monitor's fix endpoints, comma-separated: one for every shard, or one per shard in shard order (fixes go straight there, never over the bus)"),
+                       help: "region-monitor's fix endpoints, comma-separated: one for every shard, or one per shard in shard order (fixes go straight there, never over the bus); deployed mode: name@tcp://… names the server's key (default region-monitor)"),
             OptionSpec("shard", .string, default: defaults.ownedShard.map(String.init) ?? "",
                        help: "the shard this instance owns, 0…shards-1; devices of other shards are refused with ingest.wrongShard (empty: every shard)"),
             OptionSpec.seconds("smoothing-window-seconds", default: defaults.smoothingWindowSeconds,

@@ -11,10 +11,18 @@ let config = loadConfiguration(program: "kitchen-display", summary: "the kitchen
 let settings = KitchenDisplaySettings(config: config)
 // Start errors are JSON lines like every other log line (exit 1).
 let startLog = Logger(service: "kitchen-display", instance: config.string("instance"))
+// Deployed mode: the screen acts as --screen-as's kitchen key, or does not start (said here, on
+// the terminal, before the screen takes it over).
+let screenPrincipal: String?
+do {
+    screenPrincipal = settings.screen || settings.attach != nil ? try settings.screenPrincipal(security: config.string("security"), keys: config.string("keys")) : nil
+} catch {
+    startLog.exitStart("screen refused", error: error, status: 1)
+}
 if let endpoint = settings.attach {
     // A screen only: every key is a request to the running kitchen-display.
     do {
-        try TerminalScreen.attach(to: endpoint, station: settings.station, cafe: settings.cafe)
+        try TerminalScreen.attach(to: endpoint, station: settings.station, cafe: settings.cafe, config: config, as: screenPrincipal)
         exit(0)
     } catch {
         startLog.exitStart("attach failed", error: error, status: 1)
@@ -28,7 +36,7 @@ do {
     let host = try ServiceHost(service: "kitchen-display", config: config)
     let service = KitchenService(host: host, settings: settings.times)
     try service.start()
-    let screen = settings.screen ? TerminalScreen.show(on: host, station: settings.station, cafe: settings.cafe) : nil
+    let screen = settings.screen ? try TerminalScreen.show(on: host, station: settings.station, cafe: settings.cafe, as: screenPrincipal) : nil
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
     screen?.close()

@@ -1,5 +1,6 @@
 import Foundation
 import KitchenCore
+import Messages
 import ServiceRuntime
 
 /// kitchen-display's own settings: the kitchen's times (`KitchenSettings`, whose defaults are
@@ -18,6 +19,8 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
     public var cafe: String? = nil
     /// Where logs go while the screen owns the terminal; nil for beside the database.
     public var screenLog: String? = nil
+    /// Deployed mode: the principal the screen acts as (a kitchen key in `--keys`); nil in plain mode.
+    public var screenAs: String? = nil
 
     /// Every setting at its default.
     public init() {}
@@ -33,6 +36,8 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
             OptionSpec("cafe", .string, default: defaults.cafe ?? "", help: "the screen shows only this café's tickets; default every café"),
             OptionSpec("screen-log", .path, default: defaults.screenLog ?? "",
                        help: "where logs go while the screen owns the terminal (default <data-dir>/kitchen-display.screen.log)"),
+            OptionSpec("screen-as", .string, default: defaults.screenAs ?? "",
+                       help: "deployed mode: the kitchen principal the screen (--screen, --attach) acts as, its <name>.key in --keys; the screen refuses to start without it"),
             OptionSpec.seconds("yellow-seconds", .positive, default: defaults.times.yellowSeconds, help: "a ticket waiting this long turns yellow"),
             OptionSpec.seconds("red-seconds", .positive, default: defaults.times.redSeconds, help: "a ticket waiting this long turns red"),
             OptionSpec.seconds("recall-seconds", .nonNegative, default: defaults.times.recallSeconds, help: "a bumped ticket can be recalled for this long"),
@@ -51,6 +56,26 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
         station = optional("station")
         cafe = optional("cafe")
         screenLog = optional("screen-log")
+        screenAs = optional("screen-as")
+    }
+
+    /// The principal the screen acts as under security mode `mode` ("plain", "deployed") with the
+    /// key folder `keys`: nil in plain mode (the developer); in deployed mode `screenAs`, which
+    /// must be a kitchen in the registry. Without one the screen could not act (every request
+    /// refused or unanswered), so it is refused before it takes the terminal, saying why.
+    public func screenPrincipal(security mode: String, keys: String) throws -> String? {
+        guard mode == SocketSecurity.Mode.deployed.rawValue else { return nil }
+        guard let screenAs else {
+            throw SecurityError("in deployed mode the kitchen screen acts as a kitchen key: pass --screen-as <kitchen principal> (its <name>.key in --keys; cafectl keys add makes one)")
+        }
+        guard !keys.isEmpty else { throw SecurityError("deployed mode needs --keys <folder> for the screen's key \(screenAs)") }
+        guard let principal = try KeyFolder(keys).registry().principal(named: screenAs) else {
+            throw SecurityError("--screen-as \(screenAs) is not in \(KeyFolder(keys).registryPath)")
+        }
+        guard principal.role == .kitchen else {
+            throw SecurityError("--screen-as \(screenAs) is a \(principal.role.rawValue) key; the screen acts as a kitchen (role kitchen, cafe=<id>)")
+        }
+        return screenAs
     }
 
     /// The screen's log file: `screenLog`, or kitchen-display.screen.log in `dataDir`.

@@ -29,13 +29,14 @@ public final class KitchenService {
         try host.subscribe(["order."], durableStreams: ["order"]) { [unowned self] _, envelope in try self.consume(envelope) }
         links.start()
         let router = host.router
-        router.on(Op.kdsTickets, TicketsQuery.self) { [unowned self] body, _ in try self.tickets(body) }
-        router.on(Op.kdsOrders, OrdersQuery.self) { [unowned self] body, _ in try self.orders(body) }
-        router.on(Op.kdsCounts, CountsQuery.self) { [unowned self] body, _ in try self.counts(body) }
-        router.on(Op.kdsStart, TicketCommand.self) { [unowned self] body, _ in try self.command(.start, body.ticketId) }
-        router.on(Op.kdsBump, TicketCommand.self) { [unowned self] body, _ in try self.command(.bump, body.ticketId) }
-        router.on(Op.kdsRecall, TicketCommand.self) { [unowned self] body, _ in try self.command(.recall, body.ticketId) }
-        router.on(Op.kdsRush, RushCommand.self) { [unowned self] body, _ in try self.rush(body) }
+        // Each op answers as the caller its connection proved: a kitchen only at its café (KitchenScope).
+        router.on(Op.kdsTickets, TicketsQuery.self) { [unowned self] body, caller in try self.tickets(body, as: caller) }
+        router.on(Op.kdsOrders, OrdersQuery.self) { [unowned self] body, caller in try self.orders(body, as: caller) }
+        router.on(Op.kdsCounts, CountsQuery.self) { [unowned self] body, caller in try self.counts(body, as: caller) }
+        router.on(Op.kdsStart, TicketCommand.self) { [unowned self] body, caller in try self.command(.start, body.ticketId, as: caller) }
+        router.on(Op.kdsBump, TicketCommand.self) { [unowned self] body, caller in try self.command(.bump, body.ticketId, as: caller) }
+        router.on(Op.kdsRecall, TicketCommand.self) { [unowned self] body, caller in try self.command(.recall, body.ticketId, as: caller) }
+        router.on(Op.kdsRush, RushCommand.self) { [unowned self] body, caller in try self.rush(body, as: caller) }
         host.addHealthDetails { [unowned self] in
             let link = self.links.status()
             return ["tickets.open": "\((try? self.store.openCount()) ?? -1)", "link.bus": link.bus.rawValue, "link.orderService": link.orderService.rawValue]
@@ -53,11 +54,14 @@ public final class KitchenService {
         for ticket in changes.updated { try store.update(ticket, at: now) }
     }
 
-    /// Start, bump or recall one ticket, with its kitchen events in the same transaction.
-    func command(_ command: TicketBoard.Command, _ ticketId: String) throws -> TicketView {
+    /// Start, bump or recall one ticket, with its kitchen events in the same transaction; a
+    /// kitchen only a ticket at its café.
+    func command(_ command: TicketBoard.Command, _ ticketId: String, as caller: Caller) throws -> TicketView {
         try TicketBoard.checkId(ticketId, "ticketId")
         return try host.write {
-            let orderTickets = try store.ticket(ticketId).map { try store.tickets(ofOrder: $0.orderId) } ?? []
+            let ticket = try store.ticket(ticketId)
+            try KitchenScope.requireReach(ticket.map { [$0] } ?? [], caller: caller, to: "\(command.rawValue) ticket \(Quoting.quoted(ticketId))", noun: "ticket")
+            let orderTickets = try ticket.map { try store.tickets(ofOrder: $0.orderId) } ?? []
             let now = host.clock.now()
             let outcome = try TicketBoard.perform(command, ticketId: ticketId, orderTickets: orderTickets, at: now, settings: settings)
             try store.update(outcome.ticket, at: now)
@@ -68,12 +72,15 @@ public final class KitchenService {
         }
     }
 
-    /// Puts every ticket of an order ahead of the queue (or back in line).
-    func rush(_ request: RushCommand) throws -> ExpediterOrder {
+    /// Puts every ticket of an order ahead of the queue (or back in line); a kitchen only an
+    /// order at its café.
+    func rush(_ request: RushCommand, as caller: Caller) throws -> ExpediterOrder {
         try TicketBoard.checkId(request.orderId, "orderId")
         return try host.write {
             let now = host.clock.now()
-            let changed = try TicketBoard.rushed(try store.tickets(ofOrder: request.orderId), orderId: request.orderId, rush: request.rush)
+            let tickets = try store.tickets(ofOrder: request.orderId)
+            try KitchenScope.requireReach(tickets, caller: caller, to: "rush order \(Quoting.quoted(request.orderId))", noun: "order")
+            let changed = try TicketBoard.rushed(tickets, orderId: request.orderId, rush: request.rush)
             for ticket in changed { try store.update(ticket, at: now) }
             return Expediter.orders(changed, at: now, settings: settings)[0]
         }
@@ -81,23 +88,29 @@ public final class KitchenService {
 
     // MARK: Views
 
-    /// `kds.tickets`: the station screens.
-    func tickets(_ query: TicketsQuery) throws -> TicketsReply {
+    /// `kds.tickets`: the station screens (a kitchen's café unless it names its own).
+    func tickets(_ query: TicketsQuery, as caller: Caller) throws -> TicketsReply {
+        var query = query
+        query.cafeId = try KitchenScope.viewCafe(query.cafeId, caller: caller)
         let now = host.clock.now()
         return TicketsReply(tickets: KitchenViews.tickets(try load(includeDone: query.includeDone, at: now), query: query, at: now, settings: settings),
                             link: links.status())
     }
 
-    /// `kds.orders`: the expediter's orders.
-    func orders(_ query: OrdersQuery) throws -> OrdersReply {
+    /// `kds.orders`: the expediter's orders (a kitchen's café unless it names its own).
+    func orders(_ query: OrdersQuery, as caller: Caller) throws -> OrdersReply {
+        var query = query
+        query.cafeId = try KitchenScope.viewCafe(query.cafeId, caller: caller)
         let now = host.clock.now()
         return OrdersReply(orders: KitchenViews.orders(try load(includeDone: query.includeDone, at: now), query: query, at: now, settings: settings),
                            link: links.status())
     }
 
-    /// `kds.counts`: all-day counts of what is still to make.
-    func counts(_ query: CountsQuery) throws -> CountsReply {
-        CountsReply(counts: KitchenViews.counts(try store.current(closedSince: host.clock.now()), query: query), link: links.status())
+    /// `kds.counts`: all-day counts of what is still to make (a kitchen's café unless it names its own).
+    func counts(_ query: CountsQuery, as caller: Caller) throws -> CountsReply {
+        var query = query
+        query.cafeId = try KitchenScope.viewCafe(query.cafeId, caller: caller)
+        return CountsReply(counts: KitchenViews.counts(try store.current(closedSince: host.clock.now()), query: query), link: links.status())
     }
 
     /// Every ticket for a query with `includeDone`, else only those a screen may still show.

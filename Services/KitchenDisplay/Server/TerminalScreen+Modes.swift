@@ -1,18 +1,27 @@
 import Foundation
+import Messages
 import ServiceRuntime
 import ZeroMQ
 
 /// The two ways the screen runs: `--attach` (a screen alone, against a running kitchen-display)
 /// and `--screen` (the service and its screen in one process, the screen owning the terminal).
+///
+/// In deployed mode the screen is a kitchen like any other caller: it acts as `--screen-as`'s
+/// principal, so it sees and bumps only its café's tickets, and a revoked key stops it acting.
 extension TerminalScreen {
-    /// `--attach`: every key is a request to the kitchen-display at `endpoint`. Returns when the
-    /// chef presses q or a signal asks the process to stop, with the terminal given back.
-    public static func attach(to endpoint: String, station: String?, cafe: String?) throws {
+    /// `--attach`: every key is a request to the kitchen-display at `endpoint` (`name@tcp://…`
+    /// names the instance whose key a deployed-mode socket expects; default kitchen-display).
+    /// `principal`: deployed mode's `--screen-as`, whose key in `config`'s `--keys` the socket
+    /// uses; nil in plain mode. Returns when the chef presses q or a signal asks the process to
+    /// stop, with the terminal given back.
+    public static func attach(to endpoint: String, station: String?, cafe: String?, config: Configuration, as principal: String?) throws {
         let context = try Context()
-        let client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: 1_000)
+        let logger = Logger(service: "kitchen-display", instance: "screen", minimum: .error)
+        let security = try principal.map { try SocketSecurity.from(config, name: $0, serving: nil, logger: logger) } ?? .plain(logger: logger)
+        let client = try security.requestClient(context: context, peer: endpoint, defaultServer: "kitchen-display", timeoutMilliseconds: 1_000)
         let screen = TerminalScreen(transport: { try client.send(raw: $0) }, station: station, cafe: cafe)
         let shutdown = ShutdownSignal()
-        shutdown.installHandlers(logger: Logger(service: "kitchen-display", instance: "screen", minimum: .error))
+        shutdown.installHandlers(logger: logger)
         screen.open()
         while !shutdown.isRequested && !screen.quitRequested {
             screen.tick(now: Reactor.monotonic())
@@ -31,9 +40,25 @@ extension TerminalScreen {
     }
 
     /// `--screen`: a screen acting through the service's own router, drawn by the host's reactor;
-    /// q stops the service. Close it after `host.run()` returns.
-    public static func show(on host: ServiceHost, station: String?, cafe: String?) -> TerminalScreen {
-        let screen = TerminalScreen(transport: { [router = host.router] in router.handle($0) }, station: station, cafe: cafe)
+    /// q stops the service. Close it after `host.run()` returns. `principal`: deployed mode's
+    /// `--screen-as` (it must be in the key registry), each request made as it stands in the
+    /// registry then; nil in plain mode (the developer).
+    public static func show(on host: ServiceHost, station: String?, cafe: String?, as principal: String?) throws -> TerminalScreen {
+        let transport: Transport
+        if let principal {
+            guard host.security.caller(userId: principal, key: nil) != nil else {
+                throw SecurityError("--screen-as \(principal) is not in the key registry; the screen would have no one to act as")
+            }
+            transport = { [router = host.router, security = host.security] frame in
+                guard let caller = security.caller(userId: principal, key: nil) else {
+                    return RequestRouter.errorReply(ServiceError(.forbidden, "the screen's key \(principal) was revoked; it can no longer act"))
+                }
+                return router.handle(frame, caller: caller)
+            }
+        } else {
+            transport = { [router = host.router] in router.handle($0) }
+        }
+        let screen = TerminalScreen(transport: transport, station: station, cafe: cafe)
         screen.open()
         host.reactor.every(0.03, name: "screen") { [shutdown = host.shutdown] in
             screen.tick(now: Reactor.monotonic())

@@ -5,7 +5,37 @@ import ServiceRuntime
 
 /// The request ops: registration (each one a launch), the inbox, and region reminders. A refused
 /// request changes nothing: the checks come before the write.
+///
+/// Who may: a phone only for the device (and user) its key belongs to: a body naming another is
+/// refused, a left-out `userId` is taken from the key. An operator may read any device's inbox
+/// and reminders; the op table keeps it from registering, setting or cancelling.
 extension NotifyService {
+    func routeRequests() {
+        host.router.on(Op.deviceRegister, RegisterDevice.self) { [unowned self] body, caller in
+            var request = body
+            request.deviceId = try caller.actingDevice(required: body.deviceId)
+            // A phone registering its device under another user would receive that user's notifications.
+            request.userId = try caller.actingUser(body.userId)
+            return try register(request)
+        }
+        host.router.on(Op.inboxList, InboxQuery.self) { [unowned self] body, caller in
+            _ = try caller.actingDevice(required: body.deviceId)
+            return try inbox(body)
+        }
+        host.router.on(Op.reminderSet, SetReminder.self) { [unowned self] body, caller in
+            _ = try caller.actingDevice(required: body.deviceId)
+            return try setReminder(body)
+        }
+        host.router.on(Op.reminderList, ReminderQuery.self) { [unowned self] body, caller in
+            _ = try caller.actingDevice(required: body.deviceId)
+            return try listReminders(body)
+        }
+        host.router.on(Op.reminderCancel, CancelReminder.self) { [unowned self] body, caller in
+            _ = try caller.actingDevice(required: body.deviceId)
+            return try cancelReminder(body, caller: caller)
+        }
+    }
+
     func register(_ request: RegisterDevice) throws -> Registration {
         try NotifyRequestRules.checkRegistration(request)
         let registration = NotifyRequestRules.registration(request, now: now)
@@ -49,12 +79,15 @@ extension NotifyService {
         return ReminderList(deviceId: query.deviceId, reminders: try store.reminders(deviceId: query.deviceId, includeDone: query.includeDone ?? false))
     }
 
-    func cancelReminder(_ request: CancelReminder) throws -> RegionReminder {
+    func cancelReminder(_ request: CancelReminder, caller: Caller = .developer) throws -> RegionReminder {
         try TextRules.requireToken(request.deviceId, field: "deviceId")
         return try host.write {
             guard let reminder = try store.reminder(request.reminderId, deviceId: request.deviceId) else {
                 throw ServiceError(.unknownReminder, "device \(request.deviceId) has no reminder \(request.reminderId.prefix(60))")
             }
+            // The lookup is by device already; the stored owner is checked too, so a phone can
+            // never end a reminder that is not its own, whatever the query matched.
+            try caller.requireOwner(device: reminder.deviceId, "cancel reminder \(Quoting.quoted(request.reminderId)) of another device")
             // Cancelling one that already ended is answered with it as it is: the call is idempotent.
             guard let cancelled = RegionReminderRules.cancelled(reminder) else { return reminder }
             try store.update(cancelled, at: now)

@@ -45,11 +45,7 @@ public final class NotifyService {
         // A service that was down for a while catches up before it takes new work.
         try pruneExpired()
         try host.subscribe(["order.", "region."], durableStreams: ["order", "region"]) { [unowned self] _, envelope in try self.consume(envelope) }
-        host.router.on(Op.deviceRegister, RegisterDevice.self) { [unowned self] body, _ in try self.register(body) }
-        host.router.on(Op.inboxList, InboxQuery.self) { [unowned self] body, _ in try self.inbox(body) }
-        host.router.on(Op.reminderSet, SetReminder.self) { [unowned self] body, _ in try self.setReminder(body) }
-        host.router.on(Op.reminderList, ReminderQuery.self) { [unowned self] body, _ in try self.listReminders(body) }
-        host.router.on(Op.reminderCancel, CancelReminder.self) { [unowned self] body, _ in try self.cancelReminder(body) }
+        routeRequests()
         // Pickup reminders live in SQLite, so a restart neither loses nor repeats one.
         host.reactor.every(tickSeconds, name: "reminders.pickup") { [unowned self] in try self.sendDuePickupReminders() }
         host.reactor.every(3600, name: "retention.prune") { [unowned self] in try self.pruneExpired() }

@@ -13,11 +13,16 @@ public enum OrderCancellation {
     }
 
     /// The cancellation of `order` (nil when no such order): its effects, or the refusal.
-    public static func decide(_ request: CancelOrderRequest, order: OrderSnapshot?, now: Timestamp) throws(ServiceError) -> OrderEffects {
+    /// `counter`: a kiosk cancels for the guest at its counter (`OrderScope.cancelling` checked the
+    /// order is a guest's kiosk order at its café), so the customer's ids are not asked for.
+    public static func decide(_ request: CancelOrderRequest, order: OrderSnapshot?, now: Timestamp, counter: Bool = false) throws(ServiceError) -> OrderEffects {
         guard let order else { throw OrderQueries.unknown(request.orderId) }
         let actor: OrderLifecycle.Actor
         let reason: String
         switch request.by {
+        case .customer where counter:
+            actor = .customer
+            reason = request.reason ?? "cancelled at the kiosk"
         case .customer:
             guard request.userId != nil || request.deviceId != nil else {
                 throw ServiceError(.invalidField, "a customer cancelling names their userId or deviceId")

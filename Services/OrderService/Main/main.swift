@@ -13,8 +13,8 @@ let startLog = Logger(service: OrderSettings.program, instance: config.string("i
 do {
     let catalog = try CampusCatalog.load(path: settings.campus)
     let host = try ServiceHost(service: OrderSettings.program, config: config)
-    let region = RegionClient(context: host.context, endpoints: settings.regionEndpoints, timeoutMilliseconds: Int32(settings.regionTimeoutMilliseconds),
-                              retrySeconds: settings.regionRetrySeconds, clock: host.clock)
+    let region = try RegionClient(context: host.context, endpoints: settings.regionEndpoints, security: host.security,
+                                  timeoutMilliseconds: Int32(settings.regionTimeoutMilliseconds), retrySeconds: settings.regionRetrySeconds, clock: host.clock)
     let service = OrderService(host: host, catalog: catalog, holdSeconds: settings.reservationHoldSeconds, region: region)
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.

@@ -10,8 +10,11 @@ extension OrderService {
     /// `order.place`: the field and channel rules, the App Clip's location, then in one
     /// transaction the reservation, the order accepted with its audit rows and events, and the
     /// reply remembered under the idempotency key.
-    func place(_ request: PlaceOrderRequest) throws -> OrderView {
+    func place(_ request: PlaceOrderRequest, as caller: Caller) throws -> OrderView {
         try RequestRules.validateIdempotencyKey(request.idempotencyKey)
+        // The caller's own ids go into the request before its canonical form is taken, so a retry
+        // under the same key matches only from the same phone (a kiosk's, only at its café).
+        let request = try OrderScope.placement(request, caller: caller)
         let canonical = OrderIdempotency.canonical(request)
         if let reply = try OrderIdempotency.replay(try store.idempotency(request.idempotencyKey), canonical: canonical) {
             return try JSONDecoder().decode(OrderView.self, from: reply)
@@ -44,33 +47,38 @@ extension OrderService {
         try AppClipRules.verdict(answer, cafe: cafe)
     }
 
-    /// `order.cancel`: the customer before preparing (their order only), the kitchen any time before pickup, with a reason.
-    func cancel(_ request: CancelOrderRequest) throws -> OrderView {
+    /// `order.cancel`: the customer before preparing (their order only), the kitchen any time
+    /// before pickup, with a reason. A phone cancels its own as the customer, a kiosk a guest's
+    /// kiosk order at its café, a kitchen any order at its café as the kitchen (`OrderScope`).
+    func cancel(_ request: CancelOrderRequest, as caller: Caller) throws -> OrderView {
         try OrderCancellation.check(request)
-        let order = try store.order(request.orderId)
-        let next = try host.write { try apply(try OrderCancellation.decide(request, order: order, now: now)) }
+        let request = try OrderScope.cancellation(request, caller: caller)
+        let order = try OrderScope.reach(try store.order(request.orderId), id: request.orderId, caller: caller, to: "cancel")
+        let counter = try OrderScope.cancelling(order, caller: caller)
+        let next = try host.write { try apply(try OrderCancellation.decide(request, order: order, now: now, counter: counter)) }
         return view(next, requested: request.locale)
     }
 
-    /// `order.pickup`: the counter hands a ready order over.
-    func pickup(_ query: OrderQuery) throws -> OrderView {
+    /// `order.pickup`: the counter (a kiosk or the kitchen of the order's café) hands a ready order over.
+    func pickup(_ query: OrderQuery, as caller: Caller) throws -> OrderView {
         if let locale = query.locale { try RequestRules.validateLocale(locale) }
-        let order = try OrderQueries.require(try store.order(query.orderId), id: query.orderId)
+        let order = try OrderScope.reach(try store.order(query.orderId), id: query.orderId, caller: caller, to: "hand over")
         let next = try host.write { try apply(try OrderProgress.handOver(order, now: now)) }
         return view(next, requested: query.locale)
     }
 
-    /// `order.history`: the audit rows of one order, oldest first.
-    func history(_ query: OrderQuery) throws -> OrderHistory {
-        let order = try OrderQueries.require(try store.order(query.orderId), id: query.orderId)
+    /// `order.history`: the audit rows of one order, oldest first (a phone's own orders only).
+    func history(_ query: OrderQuery, as caller: Caller) throws -> OrderHistory {
+        let order = try OrderScope.reach(try store.order(query.orderId), id: query.orderId, caller: caller, to: "read the history of")
         return OrderHistory(orderId: order.orderId, state: order.state, entries: try store.history(order.orderId, current: order.state))
     }
 
     /// `order.claim`: a guest signed in on the phone their App Clip ordered from; those orders
     /// move to the account (each with an audit row and an `order.claimed` event). Claiming again
-    /// moves nothing more.
-    func claim(_ request: ClaimOrdersRequest) throws -> ClaimOrdersReply {
+    /// moves nothing more. A phone claims only its own device's orders, to its own user.
+    func claim(_ request: ClaimOrdersRequest, as caller: Caller) throws -> ClaimOrdersReply {
         try OrderCustomerEvents.checkClaim(request)
+        let request = try OrderScope.claim(request, caller: caller)
         return try host.write {
             let claimed = OrderCustomerEvents.claim(request, orders: try store.guestOrders(deviceId: request.deviceId), now: now)
             for effects in claimed { try apply(effects) }
@@ -78,10 +86,10 @@ extension OrderService {
         }
     }
 
-    /// `order.get`.
-    func order(_ query: OrderQuery) throws -> OrderView {
+    /// `order.get`: a phone its own orders, a kiosk or kitchen the orders at its café.
+    func order(_ query: OrderQuery, as caller: Caller) throws -> OrderView {
         if let locale = query.locale { try RequestRules.validateLocale(locale) }
-        return view(try OrderQueries.require(try store.order(query.orderId), id: query.orderId), requested: query.locale)
+        return view(try OrderScope.reach(try store.order(query.orderId), id: query.orderId, caller: caller, to: "read"), requested: query.locale)
     }
 
     /// Ready orders not collected by the end of their window plus the café's grace period, each

@@ -5,9 +5,10 @@ import OrderCore
 import ServiceRuntime
 
 /// `windows.list` and `window.reserve`: pickup windows with the places left in them, and a place
-/// held in one for a while.
+/// held in one for a while. A kiosk sees and holds places only at its café (`OrderScope`).
 extension OrderService {
-    func windows(_ request: WindowsRequest) throws -> WindowsReply {
+    func windows(_ request: WindowsRequest, as caller: Caller) throws -> WindowsReply {
+        try caller.requireCafe(request.cafeId, "list pickup windows")
         let cafe = try RequestRules.cafe(request.cafeId, in: catalog)
         try RequestRules.validateLocale(request.locale)
         let count = try ReservationRules.windowCount(request.count)
@@ -17,7 +18,8 @@ extension OrderService {
         return WindowsReply(cafeId: cafe.id, windows: zip(starts, taken).map { windowView(cafe, start: $0, taken: $1, locale: request.locale) })
     }
 
-    func reserve(_ request: ReserveRequest) throws -> ReservationView {
+    func reserve(_ request: ReserveRequest, as caller: Caller) throws -> ReservationView {
+        let request = try OrderScope.reservation(request, caller: caller)
         let cafe = try RequestRules.cafe(request.cafeId, in: catalog)
         try RequestRules.validateLocale(request.locale)
         if let userId = request.userId { try RequestRules.validateID(userId, field: "userId") }

@@ -30,17 +30,18 @@ public final class OrderService {
     public func start() throws {
         try store.migrate()
         let router = host.router
-        router.on(Op.preferenceSet, PreferenceRequest.self) { [unowned self] body, _ in try self.setPreference(body) }
-        router.on(Op.preferenceGet, PreferenceRequest.self) { [unowned self] body, _ in try self.preference(body) }
-        router.on(Op.menuGet, MenuRequest.self) { [unowned self] body, _ in try self.menu(body) }
-        router.on(Op.windowsList, WindowsRequest.self) { [unowned self] body, _ in try self.windows(body) }
-        router.on(Op.windowReserve, ReserveRequest.self) { [unowned self] body, _ in try self.reserve(body) }
-        router.on(Op.orderPlace, PlaceOrderRequest.self) { [unowned self] body, _ in try self.place(body) }
-        router.on(Op.orderGet, OrderQuery.self) { [unowned self] body, _ in try self.order(body) }
-        router.on(Op.orderCancel, CancelOrderRequest.self) { [unowned self] body, _ in try self.cancel(body) }
-        router.on(Op.orderPickup, OrderQuery.self) { [unowned self] body, _ in try self.pickup(body) }
-        router.on(Op.orderHistory, OrderQuery.self) { [unowned self] body, _ in try self.history(body) }
-        router.on(Op.orderClaim, ClaimOrdersRequest.self) { [unowned self] body, _ in try self.claim(body) }
+        // Every op is answered as the caller its connection proved (OrderScope), never as the body says.
+        router.on(Op.preferenceSet, PreferenceRequest.self) { [unowned self] body, caller in try self.setPreference(body, as: caller) }
+        router.on(Op.preferenceGet, PreferenceRequest.self) { [unowned self] body, caller in try self.preference(body, as: caller) }
+        router.on(Op.menuGet, MenuRequest.self) { [unowned self] body, caller in try self.menu(body, as: caller) }
+        router.on(Op.windowsList, WindowsRequest.self) { [unowned self] body, caller in try self.windows(body, as: caller) }
+        router.on(Op.windowReserve, ReserveRequest.self) { [unowned self] body, caller in try self.reserve(body, as: caller) }
+        router.on(Op.orderPlace, PlaceOrderRequest.self) { [unowned self] body, caller in try self.place(body, as: caller) }
+        router.on(Op.orderGet, OrderQuery.self) { [unowned self] body, caller in try self.order(body, as: caller) }
+        router.on(Op.orderCancel, CancelOrderRequest.self) { [unowned self] body, caller in try self.cancel(body, as: caller) }
+        router.on(Op.orderPickup, OrderQuery.self) { [unowned self] body, caller in try self.pickup(body, as: caller) }
+        router.on(Op.orderHistory, OrderQuery.self) { [unowned self] body, caller in try self.history(body, as: caller) }
+        router.on(Op.orderClaim, ClaimOrdersRequest.self) { [unowned self] body, caller in try self.claim(body, as: caller) }
         try host.subscribe(["region.", "kitchen."], durableStreams: ["region", "kitchen"]) { [unowned self] _, envelope in
             try self.consume(envelope)
         }
@@ -53,28 +54,41 @@ public final class OrderService {
 
     // MARK: Preferences and menus
 
-    func setPreference(_ request: PreferenceRequest) throws -> PreferenceView {
+    /// `preference.set`: a phone sets only its own user's preference.
+    func setPreference(_ request: PreferenceRequest, as caller: Caller) throws -> PreferenceView {
         try RequestRules.validateID(request.userId, field: "userId")
+        let userId = try caller.actingUser(required: request.userId)
         guard let preference = request.preference else { throw ServiceError(.invalidField, "missing field preference") }
         if case .cafe(let id) = preference { _ = try RequestRules.cafe(id, in: catalog) }
-        try host.write { try store.setPreference(preference, of: request.userId) }
-        return PreferenceView(userId: request.userId, preference: preference)
+        try host.write { try store.setPreference(preference, of: userId) }
+        return PreferenceView(userId: userId, preference: preference)
     }
 
-    func preference(_ request: PreferenceRequest) throws -> PreferenceView {
+    /// `preference.get`: a phone reads only its own user's; the operator anyone's.
+    func preference(_ request: PreferenceRequest, as caller: Caller) throws -> PreferenceView {
         try RequestRules.validateID(request.userId, field: "userId")
-        return PreferenceView(userId: request.userId, preference: try store.preference(of: request.userId))
+        let userId = try caller.actingUser(required: request.userId)
+        return PreferenceView(userId: userId, preference: try store.preference(of: userId))
     }
 
-    func menu(_ request: MenuRequest) throws -> MenuReply {
+    /// `menu.get`: for a phone, its own user and device (a left-out device is the phone's); for a
+    /// kiosk, its café's menu, whatever user the body names, so a kiosk learns nothing of anyone's
+    /// preference or last café; the operator reads any user's.
+    func menu(_ request: MenuRequest, as caller: Caller) throws -> MenuReply {
         try RequestRules.validateID(request.userId, field: "userId")
         if let deviceId = request.deviceId { try RequestRules.validateID(deviceId, field: "deviceId") }
         try RequestRules.validateLocale(request.locale)
-        var inputs = MenuChooser.Inputs(preference: try store.preference(of: request.userId),
-                                        nearestBeaconMajor: try request.deviceId.flatMap { try store.nearestBeaconMajor(deviceId: $0) },
-                                        nearestCafeByLocation: nil, lastCafe: try store.lastCafe(of: request.userId))
+        if caller.role == .kiosk {
+            let cafe = try RequestRules.cafe(caller.principal?.cafeId ?? "", in: catalog)
+            return presenter.menu(cafe, rule: .preferredCafe, locale: request.locale)
+        }
+        let userId = try caller.actingUser(required: request.userId)
+        let deviceId = try caller.actingDevice(request.deviceId)
+        var inputs = MenuChooser.Inputs(preference: try store.preference(of: userId),
+                                        nearestBeaconMajor: try deviceId.flatMap { try store.nearestBeaconMajor(deviceId: $0) },
+                                        nearestCafeByLocation: nil, lastCafe: try store.lastCafe(of: userId))
         // Ask region-monitor only when the rules before it have no answer: the call is a round trip.
-        if let deviceId = request.deviceId, !MenuChooser.decidesBeforeLocation(inputs, catalog: catalog) {
+        if let deviceId, !MenuChooser.decidesBeforeLocation(inputs, catalog: catalog) {
             inputs.nearestCafeByLocation = nearestOpenCafe(deviceId: deviceId)
         }
         let choice = MenuChooser.choose(inputs, catalog: catalog)

@@ -15,7 +15,8 @@ public struct OrderSettings: Sendable, Equatable {
     public var campus = "deploy/campus.json"
     /// How long a reserved pickup place is held for an order.
     public var reservationHoldSeconds = 600.0
-    /// region-monitor's request sockets, one per device shard, in shard order.
+    /// region-monitor's request sockets, one per device shard, in shard order; each may be
+    /// `name@tcp://…`, the instance whose key a deployed-mode socket expects.
     public var regionEndpoints = ["tcp://127.0.0.1:7420"]
     /// How long an App Clip order or a menu waits for region-monitor.
     public var regionTimeoutMilliseconds = 1000
@@ -32,7 +33,7 @@ public struct OrderSettings: Sendable, Equatable {
             OptionSpec("campus", .path, default: defaults.campus, help: "the campus catalog (cafés, hours, pickup windows, menus)"),
             .seconds("reservation-hold-seconds", default: defaults.reservationHoldSeconds, help: "how long a reserved pickup place is held for an order"),
             OptionSpec("region-endpoints", .endpointList, default: defaults.regionEndpoints.joined(separator: ","),
-                       help: "region-monitor's request sockets, comma-separated, one per device shard in shard order (nearest cafés for the menu, App Clip location confirmation)"),
+                       help: "region-monitor's request sockets, comma-separated, one per device shard in shard order (nearest cafés for the menu, App Clip location confirmation); deployed mode: name@tcp://host:port names the instance whose key the socket expects (default region-monitor)"),
             .count("region-timeout-ms", 1...60_000, default: defaults.regionTimeoutMilliseconds, help: "how long an App Clip order or a menu waits for region-monitor"),
             .seconds("region-retry-seconds", .nonNegative, default: defaults.regionRetrySeconds,
                      help: "after region-monitor did not answer, how long App Clip orders and menus skip asking it (refused at once / next menu rule)"),

@@ -15,14 +15,23 @@ public protocol RegionQueries: AnyObject {
 /// `client.timeout` and the next one dials afresh (the lazy pirate pattern). A shard that timed out
 /// is not asked again for `retrySeconds` (a circuit breaker): at lunch rush with a region-monitor
 /// down, App Clip orders are refused at once instead of each holding every other order for a second.
+///
+/// In deployed mode each socket is a CURVE client with order-service's own key (a `service`
+/// caller, which region-monitor's op table admits), and an endpoint may name its server
+/// (`region-monitor-s0@tcp://…`) so the server's key is found in the registry; without a name it
+/// is "region-monitor".
 public final class RegionClient: RegionQueries {
     private let clients: [RequestClient]
     private var breakers: [CircuitBreaker]
     private let clock: any WallClock
 
-    public init(context: Context, endpoints: [String], timeoutMilliseconds: Int32, retrySeconds: Double, clock: any WallClock) {
+    /// Throws when, in deployed mode, an endpoint's server has no key in the registry.
+    public init(context: Context, endpoints: [String], security: SocketSecurity, timeoutMilliseconds: Int32, retrySeconds: Double,
+                clock: any WallClock) throws {
         precondition(!endpoints.isEmpty, "at least one region-monitor endpoint")
-        clients = endpoints.map { RequestClient(context: context, endpoint: $0, timeoutMilliseconds: timeoutMilliseconds) }
+        clients = try endpoints.map {
+            try security.requestClient(context: context, peer: $0, defaultServer: "region-monitor", timeoutMilliseconds: timeoutMilliseconds)
+        }
         breakers = Array(repeating: CircuitBreaker(openSeconds: retrySeconds), count: endpoints.count)
         self.clock = clock
     }

@@ -7,12 +7,19 @@ import ZeroMQ
 /// coordinates never cross the bus where any subscriber could read them. Best-effort like
 /// sightings. Each fix is handed over in its own savepoint: one that cannot be used is rolled
 /// back and dead-lettered alone.
+///
+/// In deployed mode the socket is a CURVE server and each message's sender is known from its
+/// connection: only beacon-ingest's fixes are applied (`FixSenders`); any other sender's message
+/// is dropped, counted (`forbidden`) and dead-lettered with the reason.
 final class FixChannel {
     private let host: ServiceHost
     private let socket: Socket
     private let consume: (LocationFix) throws -> Void
+    /// Messages dropped because their sender may not push fixes, since start.
+    private(set) var forbidden = 0
 
-    /// Binds `endpoint` and drains it from the host's reactor into `consume`.
+    /// Binds `endpoint` (a CURVE server in deployed mode; loopback only in plain mode) and drains
+    /// it from the host's reactor into `consume`.
     init(host: ServiceHost, endpoint: String, consume: @escaping (LocationFix) throws -> Void) throws {
         self.host = host
         self.consume = consume
@@ -20,6 +27,7 @@ final class FixChannel {
         try socket.setLinger(milliseconds: 0)
         try socket.setReceiveHighWaterMark(100_000)
         try socket.setMaxMessageSize(bytes: Int64(host.maxMessageBytes))
+        try host.security.secureServer(socket, endpoint: endpoint)
         try socket.bind(endpoint)
         host.reactor.onReadable(socket) { [unowned self] in try self.drain() }
     }
@@ -31,17 +39,24 @@ final class FixChannel {
             more = false
             try host.write {
                 for _ in 0..<256 {
-                    guard let frames = try socket.tryReceiveMultipart() else { return }
+                    guard let message = try socket.tryReceivePeerMessage() else { return }
                     more = true
-                    receive(frames)
+                    receive(message.frames, from: host.security.caller(userId: message.userId, key: message.publicKey), userId: message.userId)
                 }
             }
         }
     }
 
-    /// One message, `[topic][envelope]` carrying a `location.fix`.
-    func receive(_ frames: [Data]) {
+    /// One message, `[topic][envelope]` carrying a `location.fix`, from `caller` (nil: a key
+    /// revoked since its connection's handshake).
+    func receive(_ frames: [Data], from caller: Caller?, userId: String? = nil) {
         let topic = frames.first.map { String(decoding: $0.prefix(128), as: UTF8.self) } ?? ""
+        if let refusal = FixSenders.refusal(caller, userId: userId) {
+            forbidden += 1
+            // Nothing of it is read: a forger's body is not worth decoding, and it may carry coordinates.
+            host.deadLetter(topic: topic, raw: Data(), error: refusal)
+            return
+        }
         do {
             guard frames.count == 2 else { throw WireError(.messageMalformed, "expected 2 frames [topic][envelope], got \(frames.count)") }
             let envelope = try Wire.decodeEnvelope(frames[1], maxBytes: host.maxMessageBytes)

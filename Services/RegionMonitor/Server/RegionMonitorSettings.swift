@@ -35,7 +35,7 @@ public struct RegionMonitorSettings: Sendable, Equatable {
         let d = RegionMonitorSettings()
         return ServiceHost.commonSpecs(service: "region-monitor", listenPort: listenPort) + [
             OptionSpec("campus", .path, default: d.campus, help: "the campus catalog: per café a beacon condition <id> and an area condition <id>.area"),
-            OptionSpec("fix-listen", .endpoint, default: d.fixListen, help: "where beacon-ingest pushes location fixes (a direct channel: fixes never cross the bus)"),
+            OptionSpec("fix-listen", .endpoint, default: d.fixListen, help: "where beacon-ingest pushes location fixes (a direct channel: fixes never cross the bus; deployed: fixes only from beacon-ingest keys; plain: loopback only)"),
             .seconds("beacon-exit-seconds", default: d.engine.exitTimeout,
                      help: "a beacon condition becomes unsatisfied after this long without a matching sighting (unless it names its own)"),
             OptionSpec("hysteresis-meters", .measure(.nonNegative), default: OptionSpec.format(d.engine.hysteresis),

@@ -4,13 +4,30 @@ import ServiceRuntime
 
 /// The location requests: `nearest.get` (the nearest café and cafés by distance, for menus) and
 /// `location.confirm` (App Clip codes). The engine answers; the service counts and logs.
+///
+/// Both say where a device is, so who may ask is narrow: a phone about its own device only;
+/// among services only order-service (menus and App Clip orders), which asks for any device;
+/// an operator about any device (read-only). The op table lets no other role in.
 extension RegionService {
+    /// The service that asks where devices are on their behalf.
+    static let locationAsker = "order-service"
+
     func routeLocationOps() {
-        host.router.on(Op.nearestGet, DeviceQuery.self) { [unowned self] query, _ in
-            try engine.nearestAnswer(deviceId: query.deviceId, catalog: catalog, now: host.clock.now())
+        host.router.on(Op.nearestGet, DeviceQuery.self) { [unowned self] query, caller in
+            try Self.requireLocationAccess(caller, deviceId: query.deviceId, "ask for the nearest café")
+            return try engine.nearestAnswer(deviceId: query.deviceId, catalog: catalog, now: host.clock.now())
         }
-        host.router.on(Op.locationConfirm, ConfirmLocation.self) { [unowned self] request, _ in
-            try confirm(request)
+        host.router.on(Op.locationConfirm, ConfirmLocation.self) { [unowned self] request, caller in
+            try Self.requireLocationAccess(caller, deviceId: request.deviceId, "confirm where a code was acquired")
+            return try confirm(request)
+        }
+    }
+
+    /// Refuses a phone asking about another device, and a service other than order-service.
+    static func requireLocationAccess(_ caller: Caller, deviceId: String, _ what: String) throws(ServiceError) {
+        _ = try caller.actingDevice(required: deviceId)
+        if let principal = caller.principal, principal.role == .service, principal.service != locationAsker {
+            throw caller.forbidden("\(what) for device \(Quoting.quoted(deviceId)); among services only \(locationAsker) asks where devices are")
         }
     }
 

@@ -58,7 +58,8 @@ public final class RegionService {
         host.addHealthDetails { [unowned self] in
             ["devices.tracked": "\(engine.trackedDevices)", "sightings.consumed": "\(consumedSightings)", "sightings.refused": "\(refusedSightings)",
              "sightings.unwatched": "\(unwatchedSightings)", "beacon.uuids": "\(engine.beaconUUIDs)",
-             "fixes.consumed": "\(consumedFixes)", "fixes.refused": "\(refusedFixes)", "monitors": "\(engine.monitorInfos.count)",
+             "fixes.consumed": "\(consumedFixes)", "fixes.refused": "\(refusedFixes)",
+             "fixes.forbidden": "\(fixChannel?.forbidden ?? 0)", "monitors": "\(engine.monitorInfos.count)",
              "confirmations": "\(confirmations)"]
         }
     }

@@ -25,8 +25,8 @@ public enum OpAccess {
         Op.monitorClose: Rule(roles: [.operator], scope: "monitor administration"),
         Op.monitorAdd: Rule(roles: [.operator], scope: "monitor administration"),
         Op.monitorRemove: Rule(roles: [.operator], scope: "monitor administration"),
-        Op.nearestGet: Rule(roles: [.phone, .service, .operator], scope: "phone: its own device"),
-        Op.locationConfirm: Rule(roles: [.phone, .service, .operator], scope: "phone: its own device; service: order-service's App Clip check"),
+        Op.nearestGet: Rule(roles: [.phone, .service, .operator], scope: "phone: its own device; service: order-service only; operator: any device"),
+        Op.locationConfirm: Rule(roles: [.phone, .service, .operator], scope: "phone: its own device; service: order-service's App Clip check only; operator: any device"),
 
         Op.menuGet: Rule(roles: [.phone, .kiosk, .operator], scope: "phone: its own user and device; kiosk: its café"),
         Op.preferenceSet: Rule(roles: [.phone], scope: "its own user"),

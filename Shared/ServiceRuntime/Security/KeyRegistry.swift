@@ -15,7 +15,7 @@ public struct KeyRegistry: Sendable, Equatable {
     private var byName: [String: Int] = [:]
 
     /// The services a `service` key may run as.
-    public static let services: Set<String> = ["bus", "beacon-ingest", "region-monitor", "order-service", "kitchen-display", "notification-service"]
+    public static let services: Set<String> = StreamOwners.services
 
     /// An empty registry.
     public init() { principals = [] }

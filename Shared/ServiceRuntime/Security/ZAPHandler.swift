@@ -20,6 +20,9 @@ public final class ZAPHandler: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let acceptedCount = Atomic<Int>(0)
     private let refusedCount = Atomic<Int>(0)
+    /// Numbers accepted handshakes: the `X-Session` property tells one connection from another
+    /// of the same key (the bus's subscription ledger mirrors libzmq's per-connection record).
+    private let sessionCount = Atomic<Int>(0)
     private var thread: Thread?
 
     public init(registry: LiveRegistry, logger: Logger) {
@@ -104,8 +107,9 @@ public final class ZAPHandler: @unchecked Sendable {
             return reply("400", "unknown key")
         }
         acceptedCount.add(1, ordering: .relaxed)
+        let session = sessionCount.add(1, ordering: .relaxed).newValue
         logger.debug("handshake accepted", ["principal": principal.name, "role": principal.role.rawValue, "peer.address": address])
-        return reply("200", "OK", user: principal.name, metadata: Self.metadata(["X-Key": key]))
+        return reply("200", "OK", user: principal.name, metadata: Self.metadata(["X-Key": key, "X-Session": String(session)]))
     }
 
     /// ZMTP metadata: per property a one-byte name length, the name, a four-byte big-endian value

@@ -1,0 +1,67 @@
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// How the bus makes its two proxy sockets, so it can make them again: the XSUB side publishers
+/// connect to and the XPUB side subscribers connect to, secured and bound as the mode says.
+struct BusSockets {
+    let context: Context
+    let security: SocketSecurity
+    let hwm: Int32
+    let logger: Logger
+
+    /// The XSUB side, bound to `endpoint`.
+    func frontend(_ endpoint: String) throws -> Socket {
+        let socket = try Socket(context, .xsub)
+        try socket.setReceiveHighWaterMark(hwm)
+        try socket.setSendHighWaterMark(hwm)
+        try socket.setLinger(milliseconds: 0)
+        try security.secureServer(socket, endpoint: endpoint)
+        try bind(socket, endpoint)
+        return socket
+    }
+
+    /// The XPUB side, bound to `endpoint`. Plain mode: verbose, so every subscriber's subscribe and
+    /// unsubscribe reaches the publishers and two subscribers to one prefix do not hide each other.
+    /// Deployed mode: manual, so the bus decides each subscription itself (`SubscriptionGate`).
+    func backend(_ endpoint: String) throws -> Socket {
+        let socket = try Socket(context, .xpub)
+        try socket.setSendHighWaterMark(hwm)
+        try socket.setReceiveHighWaterMark(hwm)
+        try socket.setLinger(milliseconds: 500)
+        if security.mode == .deployed {
+            try socket.setXPubManual(true)
+        } else {
+            try socket.setXPubVerbose(true)
+        }
+        try security.secureServer(socket, endpoint: endpoint)
+        try bind(socket, endpoint)
+        return socket
+    }
+
+    /// Binds, waiting up to 5 s while the port is still held: a listener closed or unbound a moment
+    /// ago lets go of its port only when libzmq's I/O thread has closed it.
+    func bind(_ socket: Socket, _ endpoint: String) throws {
+        let deadline = Reactor.monotonic() + 5
+        while true {
+            let failure: ZeroMQError
+            do {
+                try socket.bind(endpoint)
+                return
+            } catch {
+                failure = error
+            }
+            guard failure.errno == EADDRINUSE, Reactor.monotonic() < deadline else { throw failure }
+            usleep(10_000)
+        }
+    }
+
+    /// Ends every connection accepted on `socket`'s `endpoint` and listens again: each peer
+    /// reconnects and handshakes anew (libzmq's `zmq_unbind` ends the sessions its listener launched).
+    func cutSessions(_ socket: Socket, _ endpoint: String) throws {
+        let bound = (try? socket.lastEndpoint).flatMap { $0.isEmpty ? nil : $0 } ?? endpoint
+        try socket.unbind(bound)
+        try bind(socket, bound)
+    }
+}

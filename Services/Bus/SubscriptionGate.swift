@@ -1,0 +1,127 @@
+import BusCore
+import Foundation
+import Messages
+import ServiceRuntime
+import ZeroMQ
+
+/// The bus's XPUB side in deployed mode (ZMQ_XPUB_MANUAL): every subscription message comes here
+/// with its connection's principal, and only what `BusAccess.maySubscribe` allows is applied
+/// (`subscribe(bytes:)` binds it to that connection) and forwarded to the publishers. The ledger
+/// keeps upstream right with several subscribers to one prefix.
+///
+/// Two libzmq 4.3 behaviours make the bus rebuild the XPUB socket (close it and bind a new one;
+/// every subscriber reconnects and subscribes again), because after them it cannot tell which
+/// connection a subscription message came from:
+/// - a message that is no subscription (an XSUB peer can send one) is queued without its
+///   connection, so the connections paired with the subscription messages after it, up to the
+///   end of the queue, are off by one (`xpub.cpp`: `_pending_pipes` is pushed only for
+///   subscriptions but popped on every receive). Nothing read in that stretch is applied.
+/// - before 4.3.5, a subscription applied for a connection that had already ended puts the ended
+///   connection back into the subscription trie, where sending would use freed memory (fixed
+///   upstream by zeromq/libzmq#4137). Such a subscription is followed, in the same queue, by
+///   libzmq's unsubscription for the ended connection, so seeing both in one pass is the signal.
+final class SubscriptionGate {
+    private(set) var backend: Socket
+    private let frontend: Socket
+    private let sockets: BusSockets
+    private let endpoint: String
+    private let reactor: Reactor
+    private let logger: Logger
+    private var ledger = SubscriptionLedger()
+    /// Whether this libzmq still lets a subscription be applied to an ended connection (< 4.3.5).
+    private let appliesToEndedConnections: Bool
+    private(set) var changes = 0
+    private(set) var refused: [Role?: Int] = [:]
+    private(set) var rebuilds: [Cause: Int] = [:]
+
+    /// Why every subscriber was cut: a key left the registry, or messages could not be paired with connections.
+    enum Cause: String {
+        case revoked, unpaired
+    }
+
+    init(backend: Socket, frontend: Socket, sockets: BusSockets, endpoint: String, reactor: Reactor, logger: Logger) {
+        self.backend = backend
+        self.frontend = frontend
+        self.sockets = sockets
+        self.endpoint = endpoint
+        self.reactor = reactor
+        self.logger = logger
+        let v = Context.version
+        appliesToEndedConnections = (v.major, v.minor, v.patch) < (4, 3, 5)
+    }
+
+    /// Reads every queued subscription message (one pass, to the end of the queue), then rebuilds
+    /// the socket if the pass showed it can no longer pair messages with connections.
+    func drain() throws {
+        var appliedThisPass: Set<[UInt8]> = []
+        var unpaired = false
+        var rebuildReason: String?
+        while let message = try backend.tryReceivePeerMessage() {
+            changes += 1
+            guard message.frames.count == 1, let kind = message.frames[0].first, kind <= 1 else {
+                unpaired = true
+                rebuildReason = rebuildReason ?? "a message that is no subscription, from \(message.userId ?? "an unknown connection")"
+                continue
+            }
+            // Nothing read after such a message is paired with its own connection until the queue is empty.
+            if unpaired { continue }
+            let prefix = Array(message.frames[0].dropFirst())
+            guard message.userId != nil else {
+                // libzmq's unsubscription for a connection that ended (it carries no metadata).
+                if appliesToEndedConnections && appliedThisPass.contains(prefix) {
+                    rebuildReason = rebuildReason ?? "a subscription to \(Quoting.quoted(String(decoding: prefix, as: UTF8.self))) from a connection that ended before it was read"
+                }
+                try forward(ledger.released(prefix), prefix)
+                continue
+            }
+            let holder = message.session ?? ""
+            if kind == 1 {
+                let principal = sockets.security.caller(userId: message.userId, key: message.publicKey)?.principal
+                let allowed = principal.map { BusAccess.maySubscribe($0, to: prefix) } ?? false
+                if allowed {
+                    try backend.subscribe(bytes: prefix)
+                    appliedThisPass.insert(prefix)
+                } else {
+                    refused[principal?.role, default: 0] += 1
+                    logger.debug("subscription refused", ["principal": message.userId ?? "", "prefix": Quoting.cut(String(decoding: prefix, as: UTF8.self))])
+                }
+                try forward(ledger.subscribed(prefix, by: holder, allowed: allowed), prefix)
+            } else {
+                // Always safe: it removes only this connection's own subscription, if it has one.
+                try backend.unsubscribe(bytes: prefix)
+                try forward(ledger.unsubscribed(prefix, by: holder), prefix)
+            }
+        }
+        if let rebuildReason { try rebuild(.unpaired, reason: rebuildReason) }
+    }
+
+    /// Tells the publishers (through the XSUB side) to start or stop sending `prefix`.
+    private func forward(_ change: SubscriptionLedger.Upstream?, _ prefix: [UInt8]) throws {
+        guard let change else { return }
+        try frontend.send([change == .subscribe ? 1 : 0] + prefix)
+    }
+
+    /// Cuts every subscriber's connection: the XPUB socket is closed and made again, and every
+    /// subscriber reconnects, handshakes (a revoked key is refused there) and subscribes anew.
+    func rebuild(_ cause: Cause, reason: String) throws {
+        rebuilds[cause, default: 0] += 1
+        logger.warning("subscriber connections cut; the XPUB side listens again", ["reason": reason])
+        let bound = (try? backend.lastEndpoint).flatMap { $0.isEmpty ? nil : $0 } ?? endpoint
+        try backend.setLinger(milliseconds: 0)
+        let old = backend
+        old.close()
+        for prefix in ledger.reset() { try frontend.send([0] + prefix) }
+        let fresh = try sockets.backend(bound)
+        reactor.replaceReadable(old, with: fresh)
+        backend = fresh
+    }
+
+    /// Health keys: subscription messages seen, refusals by role, prefixes held upstream, rebuilds.
+    var healthDetails: [String: String] {
+        var details = ["subscriptionChanges": "\(changes)", "refused.subscriptions": "\(refused.values.reduce(0, +))",
+                       "subscriptions.upstream": "\(ledger.upstream.count)", "subscriptions.held": "\(ledger.totalHoldings)"]
+        for (role, count) in refused { details["refused.subscriptions.\(role?.rawValue ?? "unknownKey")"] = "\(count)" }
+        for (cause, count) in rebuilds { details["subscribers.cut.\(cause.rawValue)"] = "\(count)" }
+        return details
+    }
+}
