@@ -82,7 +82,7 @@ for service in beacon-ingest region-monitor order-service kitchen-display notifi
 done
 [ "$detach" -eq 1 ] || trap stop EXIT INT TERM
 
-for _ in $(seq 1 50); do
+for _ in $(seq 1 150); do
   if "$bin/cafectl" health --timeout-ms 500 ${as_operator[@]+"${as_operator[@]}"} >/dev/null 2>&1; then
     "$bin/cafectl" health ${as_operator[@]+"${as_operator[@]}"}
     cat >&2 <<MSG
@@ -110,6 +110,6 @@ MSG
   fi
   sleep 0.2
 done
-echo "run-local.sh: services did not become healthy in 10 s; see $data/logs/" >&2
+echo "run-local.sh: services did not become healthy in 30 s; see $data/logs/" >&2
 "$bin/cafectl" health ${as_operator[@]+"${as_operator[@]}"} || true
 exit 1

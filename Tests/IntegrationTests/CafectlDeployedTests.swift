@@ -113,7 +113,7 @@ struct CafectlDeployedTests {
         #expect(try platform.cafectl(["health", "notification-service"]).status == 0, "the operator still works")
     }
 
-    @Test("cafectl tail as a phone prints only that phone's deliveries, and publish acts as the service it is given")
+    @Test("cafectl tail as a phone prints only that phone's deliveries; a phone asking for everything gets nothing")
     func phoneTail() throws {
         let platform = try Platform(security: .deployed)
         defer { platform.stop() }
@@ -122,7 +122,9 @@ struct CafectlDeployedTests {
         try platform.start(busAnd: [])
 
         let tail = try TailProcess(platform, ["--count", "2", "--keys", keys.path, "--as", "phone-alice"])
-        defer { tail.stop() }
+        // Asking for everything gets nothing: the bus drops a phone's subscription to anything but its own deliveries.
+        let greedy = try TailProcess(platform, ["", "--keys", keys.path, "--as", "phone-alice"])
+        defer { tail.stop(); greedy.stop() }
         let context = try Context()
         let publisher = try platform.busPublisher(context, as: "notification-service")
         defer { publisher.close() }
@@ -144,6 +146,9 @@ struct CafectlDeployedTests {
         #expect(tail.process.terminationStatus == 0)
         let lines = tail.lines()
         #expect(lines.count == 2 && lines.allSatisfy { $0.topic.hasPrefix("notify.delivery.D-alice.") }, "\(lines.map(\.topic))")
+        #expect(greedy.interrupt() == 0)
+        #expect(greedy.lines().isEmpty, "\(greedy.lines().map(\.topic))")
+        #expect(greedy.summary.contains("phone-alice is a phone"), "\(greedy.summary)")
     }
 }
 

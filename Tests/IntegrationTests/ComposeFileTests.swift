@@ -98,14 +98,15 @@ struct ComposeFileTests {
         }
         // Every endpoint that names a host names a service that binds that port, and the server
         // principal it expects (named before "@", else the service's own name) is that service's instance.
+        // CAFE_ADVERTISE is dialled by consumers of the heartbeat, with the key of its source (the instance).
         for service in compose.services {
-            for value in service.environment.values {
+            for (key, value) in service.environment {
                 for item in value.split(separator: ",").map(String.init) {
                     let (server, endpoint) = PeerEndpoint.split(item, defaultName: "")
                     guard let m = endpoint.wholeMatch(of: #/tcp://([a-z][a-z0-9-]*):(\d+)/#) else { continue }
                     let target = try #require(compose.service(String(m.output.1)), "\(service.name) dials \(item), not a service")
                     #expect(target.boundPorts.contains(Int(m.output.2)!), "\(service.name) dials \(item), a port \(target.name) does not bind")
-                    let expected = server.isEmpty ? (target.executable ?? "") : server
+                    let expected = server.isEmpty ? (key == "CAFE_ADVERTISE" ? target.name : target.executable ?? "") : server
                     #expect(target.environment["CAFE_INSTANCE"] == expected,
                             "\(service.name) dials \(item) expecting the key of \(expected), but \(target.name) runs as \(target.environment["CAFE_INSTANCE"] ?? "?")")
                 }
