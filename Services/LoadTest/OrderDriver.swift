@@ -184,8 +184,10 @@ final class OrderDriver {
                     // A bump sent again after a lost reply finds the ticket bumped: the first one was applied.
                     tracked[number].openTickets.remove(ticket)
                     if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping { tracked[number].stage = .notifying }
-                } else if code == ErrorCode.unknownTicket.rawValue {
-                    // The kitchen has not taken order.placed off the bus yet: try again shortly.
+                } else if code == ErrorCode.unknownTicket.rawValue || code == ErrorCode.forbidden.rawValue {
+                    // The kitchen has not taken order.placed off the bus yet: try again shortly. In
+                    // deployed mode a kitchen is told "forbidden" for a ticket it does not hold,
+                    // so as not to learn other cafés' ids; the run's kitchen key is the order's café's.
                     counts.bumpRetries += 1
                     bumpRetries.append((now + 0.005, number, ticket))
                 } else {
