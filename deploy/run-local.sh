@@ -6,7 +6,7 @@
 #
 # --secure runs deployed mode: CURVE on every socket, every caller known by its key. The keys live
 #   in DIR/keys (made once with `cafectl keys init`, plus demo principals: phone-alice, the phone
-#   of user alice with device alice-iphone; kitchen-macs and kiosk-macs at caffe-macs). Every
+#   of user alice with device phone-1; kitchen-macs and kiosk-macs at caffe-macs). Every
 #   process gets --security deployed --keys DIR/keys; the script waits for health as the operator
 #   and prints the cafectl flags to act as each principal.
 # --bin uses the executables already built in DIR instead of building.
@@ -47,7 +47,7 @@ if [ "$secure" -eq 1 ]; then
   keys="$(cd "$data" && pwd)/keys"
   [ -f "$keys/registry" ] || "$bin/cafectl" keys init "$keys" >&2
   registered() { awk '{print $2}' "$keys/registry" | grep -qx "$1"; }
-  registered phone-alice || "$bin/cafectl" keys add "$keys" phone-alice --role phone --device alice-iphone --user alice >&2
+  registered phone-alice || "$bin/cafectl" keys add "$keys" phone-alice --role phone --device phone-1 --user alice >&2
   registered kitchen-macs || "$bin/cafectl" keys add "$keys" kitchen-macs --role kitchen --cafe caffe-macs >&2
   registered kiosk-macs || "$bin/cafectl" keys add "$keys" kiosk-macs --role kiosk --cafe caffe-macs >&2
   security=(--security deployed --keys "$keys")
@@ -96,7 +96,7 @@ MSG
 
 Deployed mode (CURVE): every cafectl command needs --keys and --as; a client without a key gets no answer.
   operator:       --keys $keys --as operator        health, tail, monitors, reading anything
-  phone:          --keys $keys --as phone-alice     user alice, device alice-iphone (--user/--device default to them)
+  phone:          --keys $keys --as phone-alice     user alice, device phone-1 (--user/--device default to them)
   kitchen:        --keys $keys --as kitchen-macs    kds commands at caffe-macs
   kiosk:          --keys $keys --as kiosk-macs      guest orders at caffe-macs
   load-test:      --keys $keys --as operator        (mints its own gateway, phone and kitchen keys)

@@ -41,7 +41,7 @@ struct RunLocalTests {
             #expect(started.err.contains("--keys \(keys.path) --as \(principal)"), "run-local.sh does not print the flags for \(principal):\n\(started.err)")
         }
         let registry = try keys.registry()
-        #expect(registry.principal(named: "phone-alice").map { $0.role == .phone && $0.deviceId == "alice-iphone" && $0.userId == "alice" } == true)
+        #expect(registry.principal(named: "phone-alice").map { $0.role == .phone && $0.deviceId == "phone-1" && $0.userId == "alice" } == true)
         #expect(registry.principal(named: "kitchen-macs")?.cafeId == "caffe-macs" && registry.principal(named: "kiosk-macs")?.role == .kiosk)
         // Every process runs deployed: the operator's health says so; a client without keys gets nothing.
         let health = try cafectl(["health"] + operatorFlags)
