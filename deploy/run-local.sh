@@ -2,37 +2,67 @@
 # Starts the whole platform on this machine: the bus and the five services on loopback, each with
 # its SQLite file under a data folder, serving the demo campus. Ctrl-C stops everything.
 #
-#   deploy/run-local.sh [--data DIR] [--campus FILE] [--release] [--detach]
+#   deploy/run-local.sh [--secure] [--data DIR] [--campus FILE] [--release] [--bin DIR] [--detach]
 #
-# --detach leaves it running in the background; deploy/stop-local.sh stops it.
+# --secure runs deployed mode: CURVE on every socket, every caller known by its key. The keys live
+#   in DIR/keys (made once with `cafectl keys init`, plus demo principals: phone-alice, the phone
+#   of user alice with device phone-1; kitchen-macs and kiosk-macs at caffe-macs). Every
+#   process gets --security deployed --keys DIR/keys; the script waits for health as the operator
+#   and prints the cafectl flags to act as each principal.
+# --bin uses the executables already built in DIR instead of building.
+# --detach leaves it running in the background; deploy/stop-local.sh [DIR] stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=data
 campus=deploy/campus.json
 config=debug
 detach=0
+secure=0
+bin=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --data) data="$2"; shift 2 ;;
     --campus) campus="$2"; shift 2 ;;
     --release) config=release; shift ;;
+    --bin) bin="$2"; shift 2 ;;
     --detach) detach=1; shift ;;
+    --secure) secure=1; shift ;;
     *) echo "run-local.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-deploy/ensure-deps.sh
-swift build -c "$config" >&2
-bin="$(swift build -c "$config" --show-bin-path)"
+if [ -z "$bin" ]; then
+  deploy/ensure-deps.sh
+  swift build -c "$config" >&2
+  bin="$(swift build -c "$config" --show-bin-path)"
+fi
 mkdir -p "$data/logs"
 if [ -f "$data/pids" ] && kill -0 $(cat "$data/pids") 2>/dev/null; then
   echo "run-local.sh: the platform is already running (pids in $data/pids); deploy/stop-local.sh stops it" >&2
   exit 1
 fi
+
+security=()
+as_operator=()
+if [ "$secure" -eq 1 ]; then
+  keys="$(cd "$data" && pwd)/keys"
+  [ -f "$keys/registry" ] || "$bin/cafectl" keys init "$keys" >&2
+  registered() { awk '{print $2}' "$keys/registry" | grep -qx "$1"; }
+  registered phone-alice || "$bin/cafectl" keys add "$keys" phone-alice --role phone --device phone-1 --user alice >&2
+  registered kitchen-macs || "$bin/cafectl" keys add "$keys" kitchen-macs --role kitchen --cafe caffe-macs >&2
+  registered kiosk-macs || "$bin/cafectl" keys add "$keys" kiosk-macs --role kiosk --cafe caffe-macs >&2
+  security=(--security deployed --keys "$keys")
+  as_operator=(--keys "$keys" --as operator)
+fi
 : > "$data/pids"
 
 start() {
   local name="$1"; shift
-  "$bin/$name" "$@" >>"$data/logs/$name.log" 2>&1 &
+  (
+    # The service keeps none of the descriptors this script inherited beyond stdin/out/err: a
+    # detached platform must not hold its starter's pipes open.
+    for fd in /proc/$BASHPID/fd/*; do fd="${fd##*/}"; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
+    exec "$bin/$name" "$@" ${security[@]+"${security[@]}"} >>"$data/logs/$name.log" 2>&1
+  ) &
   echo $! >> "$data/pids"
 }
 stop() {
@@ -52,22 +82,34 @@ for service in beacon-ingest region-monitor order-service kitchen-display notifi
 done
 [ "$detach" -eq 1 ] || trap stop EXIT INT TERM
 
-for _ in $(seq 1 50); do
-  if "$bin/cafectl" health --timeout-ms 500 >/dev/null 2>&1; then
-    "$bin/cafectl" health
+for _ in $(seq 1 150); do
+  if "$bin/cafectl" health --timeout-ms 500 ${as_operator[@]+"${as_operator[@]}"} >/dev/null 2>&1; then
+    "$bin/cafectl" health ${as_operator[@]+"${as_operator[@]}"}
     cat >&2 <<MSG
 
 Campus Café is up: bus tcp://127.0.0.1:7401 (publish) / 7402 (subscribe), beacon-ingest :7410,
 region-monitor :7420 (fixes :7425), order-service :7430, kitchen-display :7440, notification-service :7450.
-Data and logs: $data/   cafectl: $bin/cafectl   Watch everything: $bin/cafectl tail ""
+Data and logs: $data/   cafectl: $bin/cafectl   Watch everything: $bin/cafectl tail "" ${as_operator[*]:-}
 MSG
-    if [ "$detach" -eq 1 ]; then echo "detached; stop with deploy/stop-local.sh" >&2; exit 0; fi
+    if [ "$secure" -eq 1 ]; then
+      cat >&2 <<MSG
+
+Deployed mode (CURVE): every cafectl command needs --keys and --as; a client without a key gets no answer.
+  operator:       --keys $keys --as operator        health, tail, monitors, reading anything
+  phone:          --keys $keys --as phone-alice     user alice, device phone-1 (--user/--device default to them)
+  kitchen:        --keys $keys --as kitchen-macs    kds commands at caffe-macs
+  kiosk:          --keys $keys --as kiosk-macs      guest orders at caffe-macs
+  load-test:      --keys $keys --as operator        (mints its own gateway, phone and kitchen keys)
+More keys: $bin/cafectl keys add $keys NAME --role R …   revoke: $bin/cafectl keys revoke $keys NAME
+MSG
+    fi
+    if [ "$detach" -eq 1 ]; then echo "detached; stop with deploy/stop-local.sh $data" >&2; exit 0; fi
     echo "Ctrl-C stops the platform." >&2
     wait
     exit 0
   fi
   sleep 0.2
 done
-echo "run-local.sh: services did not become healthy in 10 s; see $data/logs/" >&2
-"$bin/cafectl" health || true
+echo "run-local.sh: services did not become healthy in 30 s; see $data/logs/" >&2
+"$bin/cafectl" health ${as_operator[@]+"${as_operator[@]}"} || true
 exit 1

@@ -11,7 +11,7 @@ struct ClientCommands {
 
     /// Calls `op` on the service behind `flag` and prints the reply body as JSON.
     func call<Body: Codable & Sendable, Result: Codable & Sendable>(_ flag: String, _ op: String, _ body: Body, as: Result.Type) throws -> Result {
-        let client = RequestClient(context: context, endpoint: endpoints[flag], timeoutMilliseconds: endpoints.timeoutMilliseconds)
+        let client = try endpoints.client(flag, context: context)
         defer { client.close() }
         let result = try client.call(op, body, as: Result.self)
         print(result)
@@ -29,14 +29,14 @@ struct ClientCommands {
         let words = args.words
         switch (words.first ?? "", words.count > 1 ? words[1] : "") {
         case ("phone", "status"):
-            let report = IngestReport(deviceId: try args.required("device"), status: DeviceStatusReport(
+            let report = IngestReport(deviceId: try endpoints.identity.required("device", &args), status: DeviceStatusReport(
                 authorization: try enumValue(Authorization.self, try args.required("authorization"), "authorization"),
                 foreground: try args.bool("foreground", default: true), precise: try args.bool("precise", default: true),
                 monitoringAvailable: try args.bool("monitoring", default: true), rangingAvailable: try args.bool("ranging", default: true)))
             try args.checkAllUsed()
             _ = try call("ingest", Op.ingestReport, report, as: IngestResult.self)
         case ("phone", "sight"):
-            let device = try args.required("device")
+            let device = try endpoints.identity.required("device", &args)
             let uuid = try args.required("uuid")
             let major = try args.int("major", default: -1), minor = try args.int("minor", default: -1)
             let rssi = try args.int("rssi", default: -60), power = try args.int("power", default: -59)
@@ -51,21 +51,21 @@ struct ClientCommands {
             let fix = FixReport(latitude: try double(args.required("lat"), "lat"), longitude: try double(args.required("lon"), "lon"),
                                 horizontalAccuracy: try double(args.string("accuracy") ?? "10", "accuracy"), precise: try args.bool("precise", default: true),
                                 timestamp: Timestamp(Date()))
-            let device = try args.required("device")
+            let device = try endpoints.identity.required("device", &args)
             try args.checkAllUsed()
             _ = try call("ingest", Op.ingestReport, IngestReport(deviceId: device, fixes: [fix]), as: IngestResult.self)
         case ("menu", _):
-            let request = MenuRequest(userId: try args.required("user"), deviceId: args.string("device"), locale: args.string("locale") ?? "en_US")
+            let request = MenuRequest(userId: try endpoints.identity.required("user", &args), deviceId: args.string("device"), locale: args.string("locale") ?? "en_US")
             try args.checkAllUsed()
             _ = try call("orders", Op.menuGet, request, as: MenuReply.self)
         case ("prefs", "set"):
             guard words.count == 3 else { throw UsageError("usage: cafectl prefs set closestToMe|<cafe-id> --user U") }
             let preference: LocationPreference = words[2] == "closestToMe" ? .closestToMe : .cafe(words[2])
-            let request = PreferenceRequest(userId: try args.required("user"), preference: preference)
+            let request = PreferenceRequest(userId: try endpoints.identity.required("user", &args), preference: preference)
             try args.checkAllUsed()
             _ = try call("orders", Op.preferenceSet, request, as: PreferenceView.self)
         case ("prefs", "get"):
-            let request = PreferenceRequest(userId: try args.required("user"))
+            let request = PreferenceRequest(userId: try endpoints.identity.required("user", &args))
             try args.checkAllUsed()
             _ = try call("orders", Op.preferenceGet, request, as: PreferenceView.self)
         case ("windows", _):
@@ -78,7 +78,7 @@ struct ClientCommands {
             try args.checkAllUsed()
             let start: Timestamp
             if startText == "next" {
-                let client = RequestClient(context: context, endpoint: endpoints["orders"], timeoutMilliseconds: endpoints.timeoutMilliseconds)
+                let client = try endpoints.client("orders", context: context)
                 defer { client.close() }
                 let windows = try client.call(Op.windowsList, WindowsRequest(cafeId: cafe, locale: locale, count: 96), as: WindowsReply.self)
                 guard let free = windows.windows.first(where: { $0.remaining > 0 }) else { throw ServiceError(.windowFull, "no free pickup window at \(cafe) in the next 96") }

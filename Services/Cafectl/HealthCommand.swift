@@ -14,7 +14,7 @@ enum HealthCommand {
         let context = try Context()
         var healthy = true
         for service in selected {
-            let client = RequestClient(context: context, endpoint: endpoints[service.flag], timeoutMilliseconds: min(endpoints.timeoutMilliseconds, 2_000))
+            let client = try endpoints.client(service.flag, context: context, timeoutMilliseconds: min(endpoints.timeoutMilliseconds, 2_000))
             defer { client.close() }
             var line: [String: Any] = ["service": service.name, "endpoint": endpoints[service.flag]]
             do {
@@ -25,6 +25,10 @@ enum HealthCommand {
                 line["outboxPending"] = status.outboxPending
                 line["details"] = status.details
                 if status.status != "ok" { healthy = false }
+            } catch let error as ServiceError where error.code == ErrorCode.forbidden.rawValue {
+                line["status"] = "refused"
+                line["error"] = "\(error.code): \(error.message)"
+                healthy = false
             } catch {
                 line["status"] = "unreachable"
                 line["error"] = "\(error)"
@@ -48,7 +52,7 @@ enum RawRequestCommand {
         let body = args.words.count == 4 ? args.words[3] : "{}"
         let frame = Data("{\"op\":\(String(decoding: Wire.encode(args.words[2]), as: UTF8.self)),\"id\":\"cafectl\",\"body\":\(body)}".utf8)
         let context = try Context()
-        let client = RequestClient(context: context, endpoint: endpoints[service.flag], timeoutMilliseconds: endpoints.timeoutMilliseconds)
+        let client = try endpoints.client(service.flag, context: context)
         defer { client.close() }
         let reply = try client.send(raw: frame)
         FileHandle.standardOutput.write(reply + Data("\n".utf8))

@@ -9,6 +9,13 @@ operator:
   cafectl health [service...]                        ask every service (or the named ones) for health
   cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.flag).joined(separator: ", "))
 
+keys (deployed mode; DIR is the campus key folder every process reads):
+  cafectl keys init DIR [--owner UID[:GID]]      a key for every service instance (compose's shards too) and "operator"
+  cafectl keys add DIR NAME --role R [--device D --user U | --cafe C | --service S] [--owner UID[:GID]]
+                      roles: service (--service), phone (--device and --user), kiosk and kitchen (--cafe), gateway, operator
+  cafectl keys revoke DIR NAME                    running processes refuse NAME within a second (at once on SIGHUP)
+  cafectl keys list DIR [--json]                  name, role, scope and public key; secret keys are never printed
+
 phone / kiosk:
   cafectl phone status --device D --authorization whenInUse [--foreground true] [--ranging true] [--precise true]
   cafectl phone sight --device D --uuid U --major N --minor N [--rssi -60] [--power -59] [--count 1]
@@ -56,5 +63,12 @@ location (region-monitor):
 endpoints (flag, else env CAFE_<NAME>_ENDPOINT, else the local default):
   --bus tcp://127.0.0.1:7403  --ingest :7410  --region :7420  --orders :7430  --kitchen :7440  --notify :7450
   --bus-pub tcp://127.0.0.1:7401  --bus-sub tcp://127.0.0.1:7402  --timeout-ms 5000
-common: --pretty prints indented JSON. Exit 0 on success, 1 when a service refuses (code and message on stderr), 2 on usage errors.
+  an endpoint may name its server's principal: --region region-monitor-s0@tcp://host:7420 (default: the service's name)
+deployed mode (CURVE; the platform runs with --security deployed --keys DIR):
+  --keys DIR (env CAFE_KEYS)  --as NAME (env CAFE_AS)    act as principal NAME of key folder DIR on every command;
+      the platform holds NAME to its role and scope: a refused request prints auth.forbidden and exits 1. As a
+      phone, --device and --user default to its own, and tail to notify.delivery.<its device>. (the bus sends a
+      phone nothing else).
+common: --pretty prints indented JSON. Exit 0 on success, 1 when a service refuses (code and message on stderr), 2 on usage errors
+  (a bad flag, or --keys/--as that name no usable key).
 """

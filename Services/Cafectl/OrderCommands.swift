@@ -48,7 +48,7 @@ extension ClientCommands {
             try args.checkAllUsed()
             _ = try call("orders", Op.orderCancel, request, as: OrderView.self)
         case "claim":
-            let request = ClaimOrdersRequest(deviceId: try args.required("device"), userId: try args.required("user"))
+            let request = ClaimOrdersRequest(deviceId: try endpoints.identity.required("device", &args), userId: try endpoints.identity.required("user", &args))
             try args.checkAllUsed()
             _ = try call("orders", Op.orderClaim, request, as: ClaimOrdersReply.self)
         default:

@@ -11,7 +11,7 @@ import ZeroMQ
 /// e.g. to watch a replay gap close). `--count` counts the messages printed.
 enum TailCommand {
     static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
-        let prefixes = Array(args.words.dropFirst())
+        let prefixes = subscriptions(Array(args.words.dropFirst()), as: endpoints.identity)
         let pretty = try args.bool("pretty", default: false)
         let count = Int(try args.value("count", .count(0...Int.max), default: "0"))!
         let filter = try TailFilter(&args)
@@ -23,8 +23,8 @@ enum TailCommand {
         defer { socket.close() }
         try socket.setLinger(milliseconds: 0)
         try socket.setReceiveHighWaterMark(1_000_000)
-        for prefix in prefixes.isEmpty ? [""] : prefixes { try socket.subscribe(prefix) }
-        try socket.connect(endpoints["bus-sub"])
+        for prefix in prefixes { try socket.subscribe(prefix) }
+        try endpoints.connect(socket, to: "bus-sub")
         var seen = 0
         var skipped = 0
         var perTopic: [String: Int] = [:]
@@ -49,6 +49,21 @@ enum TailCommand {
         }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         return 0
+    }
+
+    /// What to subscribe to: the prefixes given, or every topic. A phone's key may receive only
+    /// its own deliveries (the bus drops every other subscription of a phone), so a phone tails
+    /// `notify.delivery.<its device>.` unless told otherwise, and hears why anything else stays quiet.
+    static func subscriptions(_ given: [String], as identity: Identity) -> [String] {
+        guard let principal = identity.principal, principal.role == .phone, let device = principal.deviceId else {
+            return given.isEmpty ? [""] : given
+        }
+        let own = "notify.delivery.\(device)."
+        let foreign = given.filter { !$0.hasPrefix(own) }
+        if !foreign.isEmpty {
+            FileHandle.standardError.write(Data("tail: \(principal.name) is a phone: the bus delivers it only \(own)…; it drops \(foreign.map { "\"\($0)\"" }.joined(separator: ", "))\n".utf8))
+        }
+        return given.isEmpty ? [own] : given
     }
 
     static func line(topic: String, frames: [Data], pretty: Bool) -> Data {
@@ -128,7 +143,7 @@ enum PublishCommand {
         let socket = try Socket(context, .pub)
         defer { socket.close() }
         try socket.setLinger(milliseconds: 1_000)
-        try socket.connect(endpoints["bus-pub"])
+        try endpoints.connect(socket, to: "bus-pub")
         // A PUB socket drops what it sends before the bus has connected and passed subscriptions
         // upstream (the slow-joiner case); give the handshake a moment.
         usleep(300_000)

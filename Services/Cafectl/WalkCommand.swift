@@ -14,7 +14,7 @@ enum WalkCommand {
 
     static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
         guard args.words.count == 1 else { throw UsageError(usage) }
-        let device = try args.required("device")
+        let device = try endpoints.identity.required("device", &args)
         let seedText = args.string("seed") ?? "1"
         guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a whole number 0…\(UInt64.max), not \"\(seedText)\"") }
         let speedText = args.string("speed") ?? "1"
@@ -30,7 +30,7 @@ enum WalkCommand {
         }
 
         let context = try Context()
-        let client = RequestClient(context: context, endpoint: endpoints["ingest"], timeoutMilliseconds: endpoints.timeoutMilliseconds)
+        let client = try endpoints.client("ingest", context: context)
         defer { client.close() }
         let started = Date()
         let steps = walk.steps(start: Timestamp(started), scale: 1 / speed)

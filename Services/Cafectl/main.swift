@@ -4,20 +4,24 @@ import ServiceRuntime
 import ZeroMQ
 
 // cafectl: the operator's and the client's command line. Tails topics, publishes, checks health,
-// and plays the phone, the chef and the kiosk against the services' request sockets.
+// manages the campus keys, and plays the phone, the chef and the kiosk against the services'
+// request sockets, as the plain-mode developer or, with --keys DIR --as NAME, as principal NAME.
 
 func fail(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.write(Data("cafectl: \(message)\n".utf8))
     exit(code)
 }
 
+var identity: Identity?
 do {
     var args = try Arguments(Array(CommandLine.arguments.dropFirst()))
     if args.words.isEmpty || args.words.first == "help" || args.flags["help"] != nil {
         print(help)
         exit(0)
     }
-    let endpoints = try Endpoints(args)
+    if args.words[0] == "keys" { exit(try KeysCommand.run(&args)) }
+    identity = try Identity(args)
+    let endpoints = try Endpoints(args, identity: identity!)
     switch args.words[0] {
     case "tail":
         exit(try TailCommand.run(&args, endpoints: endpoints))
@@ -35,8 +39,13 @@ do {
     }
 } catch let error as UsageError {
     fail(error.description, code: 2)
+} catch let error as ServiceError where error.code == ErrorCode.clientTimeout.rawValue && identity?.isDeployed == true {
+    // A CURVE handshake the server refuses never completes: the client sees only silence.
+    fail("\(error.code): \(error.message) (deployed mode: a server that does not hold the key of \(identity!.description), or an endpoint naming the wrong server, looks the same; see cafectl keys list)", code: 1)
 } catch let error as ServiceError {
     fail("\(error.code): \(error.message)", code: 1)
+} catch let error as SecurityError {
+    fail(error.message, code: 1)
 } catch {
     fail("\(error)", code: 1)
 }

@@ -69,20 +69,21 @@ final class HealthSampler {
     private var targets: [Target] = []
     let interval: Double
 
-    /// `watch`: per counter key, the endpoints reporting it.
-    init(context: Context, watch: [(key: String, endpoints: [String])], interval: Double = 0.25) throws {
+    /// `watch`: per counter key, the endpoints reporting it and their server's usual name; the
+    /// requests go as `security`'s observer.
+    init(context: Context, security: LoadSecurity, watch: [(key: String, endpoints: [String], server: String)], interval: Double = 0.25) throws {
         self.interval = interval
         counters = watch.map { RestartingCounter(key: $0.key, endpoints: $0.endpoints) }
         var byEndpoint: [String: [Int]] = [:]
-        var order: [String] = []
+        var order: [(endpoint: String, server: String)] = []
         for (index, entry) in watch.enumerated() {
             for endpoint in entry.endpoints {
-                if byEndpoint[endpoint] == nil { order.append(endpoint) }
+                if byEndpoint[endpoint] == nil { order.append((endpoint, entry.server)) }
                 byEndpoint[endpoint, default: []].append(index)
             }
         }
-        for endpoint in order {
-            targets.append(Target(client: try PipelinedClient<Void>(name: "health \(endpoint)", context: context, endpoint: endpoint),
+        for (endpoint, server) in order {
+            targets.append(Target(client: try security.pipelined("health \(endpoint)", context: context, peer: endpoint, defaultServer: server, as: nil),
                                   counters: byEndpoint[endpoint]!))
         }
     }

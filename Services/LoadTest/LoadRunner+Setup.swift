@@ -32,26 +32,47 @@ extension LoadRunner {
         if let first = problems.first { throw ServiceError(code: "loadtest.setup", message: "beacon-ingest refused phone status: \(first)") }
     }
 
-    /// Registers the ordering phones with notification-service, so "ready" reaches them.
+    /// Registers the ordering phones with notification-service, so "ready" reaches them; in
+    /// deployed mode each phone registers itself, with its own key.
     func register(phones count: Int, fleet: PhoneFleet) throws {
         guard count > 0 else { return }
-        let client = try PipelinedClient<Int>(name: "notification-service", context: context, endpoint: settings.notify)
-        defer { client.close() }
+        let clients: [PipelinedClient<Int>] = try (security.isDeployed ? Array(0..<count) : [0]).map {
+            try security.pipelined("notification-service", context: context, peer: settings.notify, defaultServer: "notification-service",
+                                   as: security.isDeployed ? OrderClients.phoneKey(runID: runID, phone: $0) : nil)
+        }
+        defer { clients.forEach { $0.close() } }
         for index in 0..<count {
             let body = RegisterDevice(deviceId: fleet.phones[index].id, userId: OrderDriver.user(runID: runID, phone: index), channel: "bus",
                                       language: "en", locale: "en_US", authorization: .authorized)
-            try client.send(Wire.encode(Request(op: Op.deviceRegister, body: body)), context: index, now: 0)
+            try clients[index % clients.count].send(Wire.encode(Request(op: Op.deviceRegister, body: body)), context: index, now: 0)
         }
         var problems: [String] = []
-        try awaitReplies([client], what: "device registration") { _, reply in
+        try awaitReplies(clients, what: "device registration") { _, reply in
             if case .failure(let error) = Result(catching: { try Wire.decodeReply(reply, body: Registration.self).get() }) { problems.append("\(error)") }
         }
         if let first = problems.first { throw ServiceError(code: "loadtest.setup", message: "notification-service refused a registration: \(first)") }
     }
 
+    /// Deployed mode: waits until every process the minted keys talk to has read them (one
+    /// registry change, so one key per process tells).
+    func awaitMintedKeys(phones: Int, fleet: PhoneFleet) throws {
+        guard security.isDeployed else { return }
+        for peer in settings.ingest {
+            try security.awaitAccepted(peer: peer, defaultServer: "beacon-ingest", as: gatewayKey, op: Op.ingestBatch, body: IngestBatch(reports: []), context: context)
+        }
+        guard phones > 0, let cafe = catalog.cafes.first else { return }
+        let phone = OrderClients.phoneKey(runID: runID, phone: 0)
+        try security.awaitAccepted(peer: settings.orders, defaultServer: "order-service", as: phone, op: Op.preferenceGet,
+                                   body: PreferenceRequest(userId: OrderDriver.user(runID: runID, phone: 0)), context: context)
+        try security.awaitAccepted(peer: settings.notify, defaultServer: "notification-service", as: phone, op: Op.reminderList,
+                                   body: ReminderQuery(deviceId: fleet.phones[0].id, includeDone: false), context: context)
+        try security.awaitAccepted(peer: settings.kitchen, defaultServer: "kitchen-display", as: OrderClients.kitchenKey(runID: runID, cafe: 0), op: Op.kdsCounts,
+                                   body: CountsQuery(cafeId: cafe.id, station: nil), context: context)
+    }
+
     /// The next pickup windows of every café with places left.
     func pickupWindows() throws -> [String: [OrderDriver.Window]] {
-        let client = RequestClient(context: context, endpoint: settings.orders, timeoutMilliseconds: Int32(settings.timeout * 1000))
+        let client = try security.client(context: context, peer: settings.orders, defaultServer: "order-service", as: nil, timeoutMilliseconds: Int32(settings.timeout * 1000))
         defer { client.close() }
         var windows: [String: [OrderDriver.Window]] = [:]
         for cafe in catalog.cafes {

@@ -48,15 +48,20 @@ final class LoadRunner {
     let catalog: CampusCatalog
     let context: Context
     let runID: String
+    let security: LoadSecurity
     private let log: (String) -> Void
 
-    init(settings: RunSettings, catalog: CampusCatalog, context: Context, runID: String, log: @escaping (String) -> Void) {
+    init(settings: RunSettings, catalog: CampusCatalog, context: Context, runID: String, security: LoadSecurity, log: @escaping (String) -> Void) {
         self.settings = settings
         self.catalog = catalog
         self.context = context
         self.runID = runID
+        self.security = security
         self.log = log
     }
+
+    /// The gateway key a deployed run sends sightings with.
+    var gatewayKey: String { "\(runID)-gateway" }
 
     func run() throws -> RunReport {
         let layout = CampusLayout(catalog: catalog)
@@ -73,25 +78,34 @@ final class LoadRunner {
         // Nothing may be dropped on our side, or the run would report the platform's loss wrongly.
         try sub.setReceiveHighWaterMark(0)
         for prefix in ["region.event.", "notify.delivery.", "heartbeat."] { try sub.subscribe(prefix) }
-        try sub.connect(settings.busSub)
-        let ingest = try settings.ingest.enumerated().map { try PipelinedClient<IngestStep>(name: "beacon-ingest s\($0)", context: context, endpoint: $1) }
+        try security.connectToBus(sub, peer: settings.busSub)
+        var orderingPhones = settings.orderRate > 0 ? min(settings.devices, max(1, Int((settings.orderRate * (settings.warmup + settings.duration)).rounded(.up)))) : 0
+        if security.isDeployed { orderingPhones = min(orderingPhones, OrderClients.deployedPhoneLimit) }
+        // Deployed mode: the run's own gateway, phone and kitchen keys, gone again when it ends.
+        try security.mint([LoadSecurity.Mint(name: gatewayKey, role: .gateway)] + OrderClients.keys(runID: runID, phones: orderingPhones, fleet: fleet, catalog: catalog))
+        defer { security.revokeMinted() }
+        // Deployed mode: Ctrl-C or SIGTERM ends the run early, so its keys are still revoked.
+        let interrupted = ShutdownSignal()
+        if security.isDeployed { interrupted.installHandlers(logger: Logger(service: "load-test", instance: runID, minimum: .warning)) }
+        try awaitMintedKeys(phones: orderingPhones, fleet: fleet)
+        let ingest: [PipelinedClient<IngestStep>] = try settings.ingest.enumerated().map {
+            try security.pipelined("beacon-ingest s\($0)", context: context, peer: $1, defaultServer: "beacon-ingest", as: security.isDeployed ? gatewayKey : nil)
+        }
         // Order requests are sent again, unchanged, when a reply does not come (a service killed
         // with them in flight), as a real client retries with the same idempotency key.
-        let orderClient = try PipelinedClient<OrderDriver.Step>(name: "order-service", context: context, endpoint: settings.orders, retrying: true)
-        let kitchenClient = try PipelinedClient<OrderDriver.Step>(name: "kitchen-display", context: context, endpoint: settings.kitchen, retrying: true)
+        let orderClients = try OrderClients(settings: settings, security: security, context: context, runID: runID, phones: orderingPhones, catalog: catalog)
         // The bus counters, read four times a second and carried across service restarts.
-        let sampler = try HealthSampler(context: context, watch: [("published.bestEffort", settings.ingest), ("sightings.consumed", settings.region)])
+        let sampler = try HealthSampler(context: context, security: security,
+                                        watch: [("published.bestEffort", settings.ingest, "beacon-ingest"), ("sightings.consumed", settings.region, "region-monitor")])
         defer {
             ingest.forEach { $0.close() }
-            orderClient.close()
-            kitchenClient.close()
+            orderClients.close()
             sampler.close()
         }
 
         // Set-up, before the clock starts: every phone reports its status, ordering phones
         // register for notifications, the pickup windows are read, the subscription is live.
         try sendStatuses(fleet: fleet, ingest: ingest)
-        let orderingPhones = settings.orderRate > 0 ? min(settings.devices, max(1, Int((settings.orderRate * (settings.warmup + settings.duration)).rounded(.up)))) : 0
         try register(phones: orderingPhones, fleet: fleet)
         let windows = settings.orderRate > 0 ? try pickupWindows() : [:]
         try awaitSubscription(sub)
@@ -108,7 +122,7 @@ final class LoadRunner {
                                         wallStartMilliseconds: Timestamp(wallStart).milliseconds)
         let arrivals = ArrivalTracker(measureFrom: measureFrom, timeout: settings.timeout)
         let orders = OrderDriver(rate: settings.orderRate, end: end, measureFrom: measureFrom, timeout: settings.timeout, runID: runID, fleet: fleet,
-                                 orderingPhones: orderingPhones, orders: orderClient, kitchen: kitchenClient, windows: windows, catalog: catalog)
+                                 orderingPhones: orderingPhones, clients: orderClients, windows: windows, catalog: catalog)
         var counts = SightingCounts()
         var roundTrip = Histogram()
         var sentMeter = RateMeter(start: 0)
@@ -118,9 +132,9 @@ final class LoadRunner {
         var poller = Poller()
         poller.register(sub)
         for client in ingest { poller.register(client.socket) }
-        poller.register(orderClient.socket)
-        poller.register(kitchenClient.socket)
-        let samplerBase = 3 + ingest.count
+        let orderSockets = orderClients.all
+        for client in orderSockets { poller.register(client.socket) }
+        let samplerBase = 1 + ingest.count + orderSockets.count
         for socket in sampler.sockets { poller.register(socket) }
 
         func sent(_ batch: BatchInFlight, now: Double) {
@@ -212,12 +226,15 @@ final class LoadRunner {
                 for case .batch(let batch) in try client.flushQueue(now: now) { sent(batch, now: now) }
             }
             try orders.startDue(now: now)
-            try orderClient.flushQueue(now: now)
-            try kitchenClient.flushQueue(now: now)
-            for step in try orderClient.retry(now: now, after: settings.retrySeconds) + kitchenClient.retry(now: now, after: settings.retrySeconds) {
-                orders.resent(step)
+            for client in orderSockets {
+                try client.flushQueue(now: now)
+                for step in try client.retry(now: now, after: settings.retrySeconds) { orders.resent(step) }
             }
             try sampler.askDue()
+            if interrupted.isRequested {
+                log("load-test: interrupted; reporting what was measured and revoking the run's keys")
+                break
+            }
 
             let generating = !schedule.isFinished || schedule.nextDue != nil || orders.nextDue != nil
             if !generating {
@@ -231,11 +248,9 @@ final class LoadRunner {
             if !schedule.isFinished { wake = min(wake, generatedTo - 0.1) }
             if let due = orders.nextDue { wake = min(wake, due) }
             if let due = orders.nextRetry { wake = min(wake, due) }
-            for due in [orderClient.nextRetry(after: settings.retrySeconds), kitchenClient.nextRetry(after: settings.retrySeconds)].compactMap({ $0 }) {
-                wake = min(wake, due)
-            }
+            for due in orderSockets.compactMap({ $0.nextRetry(after: settings.retrySeconds) }) { wake = min(wake, due) }
             if let due = sampler.nextDue { wake = min(wake, due - start) }
-            if ingest.contains(where: \.hasQueued) || orderClient.hasQueued || kitchenClient.hasQueued { wake = min(wake, now + 0.001) }
+            if ingest.contains(where: \.hasQueued) || orderSockets.contains(where: \.hasQueued) { wake = min(wake, now + 0.001) }
             let waitMilliseconds = max(0, min(100, Int(((wake - now) * 1000).rounded(.up))))
             let ready = try poller.poll(timeoutMilliseconds: waitMilliseconds)
             let after = Reactor.monotonic() - start
@@ -245,8 +260,7 @@ final class LoadRunner {
                 } else if index <= ingest.count {
                     try ingest[index - 1].receive(now: after) { step, reply, rtt in handleIngest(step, reply: reply, rtt: rtt, now: after) }
                 } else if index < samplerBase {
-                    let client = index == ingest.count + 1 ? orderClient : kitchenClient
-                    try client.receive(now: after) { step, reply, _ in try orders.handle(step, reply: reply, now: after) }
+                    try orderSockets[index - 1 - ingest.count].receive(now: after) { step, reply, _ in try orders.handle(step, reply: reply, now: after) }
                 } else {
                     try sampler.receive(index - samplerBase)
                 }
@@ -256,9 +270,7 @@ final class LoadRunner {
                 for client in ingest {
                     for case .batch(let batch) in client.expire(now: after, timeout: settings.timeout) { counts.unanswered += batch.sightings }
                 }
-                for step in orderClient.expire(now: after, timeout: settings.timeout) + kitchenClient.expire(now: after, timeout: settings.timeout) {
-                    orders.gaveUp(step)
-                }
+                for step in orderSockets.flatMap({ $0.expire(now: after, timeout: settings.timeout) }) { orders.gaveUp(step) }
                 arrivals.expire(now: after)
                 orders.expire(now: after)
                 let lost = arrivals.counts.lost + orders.counts.lost + orders.counts.failed + counts.refused + counts.unanswered
@@ -276,31 +288,7 @@ final class LoadRunner {
         arrivals.expireAll()
         orders.expireAll()
 
-        // The bus counters: wait for region-monitor to catch up with what beacon-ingest published.
-        try sampler.readAll(timeout: max(3, settings.timeout))
-        let publishedAfter = sampler.counter("published.bestEffort")?.total
-        var consumedAfter = sampler.counter("sightings.consumed")?.total
-        var settled = false
-        if let publishedBefore, let publishedAfter, let consumedBefore {
-            let deadline = Reactor.monotonic() + min(settings.timeout, 10)
-            var lastChange = Reactor.monotonic()
-            while let consumed = consumedAfter {
-                if consumed - consumedBefore >= publishedAfter - publishedBefore || Reactor.monotonic() - lastChange >= 1.5 {
-                    settled = true
-                    break
-                }
-                guard Reactor.monotonic() < deadline else { break }
-                usleep(200_000)
-                try sampler.readAll(timeout: max(3, settings.timeout))
-                let next = sampler.counter("sightings.consumed")?.total
-                if next != consumed { lastChange = Reactor.monotonic() }
-                consumedAfter = next
-            }
-        }
-        let busMeasured = publishedBefore != nil && publishedAfter != nil && consumedBefore != nil && consumedAfter != nil
-        let published = busMeasured ? publishedAfter! - publishedBefore! : 0
-        let consumed = busMeasured ? consumedAfter! - consumedBefore! : 0
-        let shed = max(0, published - consumed)
+        let bus = try busCounts(sampler, publishedBefore: publishedBefore, consumedBefore: consumedBefore)
 
         let sendSpan = max(counts.lastSend - measureFrom, 0.001)
         let acceptSpan = max(counts.lastAccept - measureFrom, 0.001)
@@ -322,11 +310,8 @@ final class LoadRunner {
             settings: .init(runId: runID, rate: settings.rate, duration: settings.duration, warmup: settings.warmup, devices: settings.devices,
                             batch: settings.batch, orderRate: settings.orderRate, ingestShards: shards, beaconExitSeconds: settings.beaconExitSeconds,
                             timeout: settings.timeout, retrySeconds: settings.retrySeconds, seed: settings.seed),
-            sightings: sightings, regionEvents: regionEvents, orders: orderReport,
-            bus: .init(measured: busMeasured, settled: settled, publishedBestEffort: published, consumedByRegionMonitor: consumed, shed: shed,
-                       restarts: ["beacon-ingest": sampler.counter("published.bestEffort")?.restarts ?? 0,
-                                  "region-monitor": sampler.counter("sightings.consumed")?.restarts ?? 0]),
-            lost: a.lost + o.lost + o.failed + counts.refused + counts.unanswered + shed,
+            sightings: sightings, regionEvents: regionEvents, orders: orderReport, bus: bus,
+            lost: a.lost + o.lost + o.failed + counts.refused + counts.unanswered + bus.shed,
             elapsedSeconds: finished)
     }
 }

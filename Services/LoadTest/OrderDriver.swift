@@ -58,8 +58,7 @@ final class OrderDriver {
     private let runID: String
     private let fleet: PhoneFleet
     private let orderingPhones: Int
-    private let orders: PipelinedClient<Step>
-    private let kitchen: PipelinedClient<Step>
+    private let clients: OrderClients
     private var windows: [String: [Window]]
     private let menus: [String: [String]]
     private var tracked: [Tracked] = []
@@ -71,7 +70,7 @@ final class OrderDriver {
     private(set) var counts = Counts()
 
     init(rate: Double, end: Double, measureFrom: Double, timeout: Double, runID: String, fleet: PhoneFleet, orderingPhones: Int,
-         orders: PipelinedClient<Step>, kitchen: PipelinedClient<Step>, windows: [String: [Window]], catalog: CampusCatalog) {
+         clients: OrderClients, windows: [String: [Window]], catalog: CampusCatalog) {
         self.rate = rate
         self.end = end
         self.measureFrom = measureFrom
@@ -79,8 +78,7 @@ final class OrderDriver {
         self.runID = runID
         self.fleet = fleet
         self.orderingPhones = max(1, orderingPhones)
-        self.orders = orders
-        self.kitchen = kitchen
+        self.clients = clients
         self.windows = windows
         menus = Dictionary(uniqueKeysWithValues: catalog.cafes.map { ($0.id, $0.menu.map(\.id)) })
     }
@@ -132,7 +130,8 @@ final class OrderDriver {
         tracked[number].windowAttempts += 1
         let request = ReserveRequest(cafeId: cafe, start: windows[cafe]![index].start,
                                      userId: Self.user(runID: runID, phone: tracked[number].phone), locale: "en_US")
-        try orders.send(Wire.encode(Request(op: Op.windowReserve, id: "\(runID)-r\(number)", body: request)), context: .reserve(order: number), now: now)
+        try clients.orders(phone: tracked[number].phone).send(Wire.encode(Request(op: Op.windowReserve, id: "\(runID)-r\(number)", body: request)),
+                                                             context: .reserve(order: number), now: now)
     }
 
     /// Handles a reply from order-service or kitchen-display.
@@ -185,8 +184,10 @@ final class OrderDriver {
                     // A bump sent again after a lost reply finds the ticket bumped: the first one was applied.
                     tracked[number].openTickets.remove(ticket)
                     if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping { tracked[number].stage = .notifying }
-                } else if code == ErrorCode.unknownTicket.rawValue {
-                    // The kitchen has not taken order.placed off the bus yet: try again shortly.
+                } else if code == ErrorCode.unknownTicket.rawValue || code == ErrorCode.forbidden.rawValue {
+                    // The kitchen has not taken order.placed off the bus yet: try again shortly. In
+                    // deployed mode a kitchen is told "forbidden" for a ticket it does not hold,
+                    // so as not to learn other cafés' ids; the run's kitchen key is the order's café's.
                     counts.bumpRetries += 1
                     bumpRetries.append((now + 0.005, number, ticket))
                 } else {
@@ -206,11 +207,11 @@ final class OrderDriver {
         let request = PlaceOrderRequest(idempotencyKey: "\(runID)-o\(number)", channel: .app, userId: user, deviceId: fleet.phones[order.phone].id,
                                         cafeId: order.cafe, reservationId: reservation, items: items,
                                         paymentToken: "tok_" + String(format: "lt%014d", number), locale: "en_US")
-        try orders.send(Wire.encode(Request(op: Op.orderPlace, id: "\(runID)-p\(number)", body: request)), context: .place(order: number), now: now)
+        try clients.orders(phone: order.phone).send(Wire.encode(Request(op: Op.orderPlace, id: "\(runID)-p\(number)", body: request)), context: .place(order: number), now: now)
     }
 
     private func bump(_ number: Int, ticket: String, now: Double) throws {
-        try kitchen.send(Wire.encode(Request(op: Op.kdsBump, id: "\(runID)-k\(number)", body: TicketCommand(ticketId: ticket))),
+        try clients.kitchen(cafe: tracked[number].cafe).send(Wire.encode(Request(op: Op.kdsBump, id: "\(runID)-k\(number)", body: TicketCommand(ticketId: ticket))),
                          context: .bump(order: number, ticket: ticket), now: now)
     }
 

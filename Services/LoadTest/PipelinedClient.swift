@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import ServiceRuntime
 import ZeroMQ
 
 /// Requests to one service's REP socket without waiting for each reply (open loop).
@@ -38,7 +39,9 @@ final class PipelinedClient<Context> {
     /// Whether unanswered requests are sent again (`retry`).
     let retrying: Bool
 
-    init(name: String, context zmq: ZeroMQ.Context, endpoint: String, retrying: Bool = false) throws {
+    /// `endpoint` may name its server (`name@tcp://…`, see `PeerEndpoint`); `curve` makes the
+    /// socket a CURVE client (deployed mode).
+    init(name: String, context zmq: ZeroMQ.Context, endpoint: String, retrying: Bool = false, curve: RequestClient.CurveClientKeys? = nil) throws {
         self.name = name
         self.endpoint = endpoint
         self.retrying = retrying
@@ -46,7 +49,8 @@ final class PipelinedClient<Context> {
         try socket.setLinger(milliseconds: 0)
         try socket.setSendHighWaterMark(100_000)
         try socket.setReceiveHighWaterMark(100_000)
-        try socket.connect(endpoint)
+        if let curve { try socket.setCurveClient(serverKey: curve.serverKey, publicKey: curve.keyPair.publicKey, secretKey: curve.keyPair.secretKey) }
+        try socket.connect(PeerEndpoint.endpoint(endpoint))
     }
 
     /// Requests sent or queued that have no reply yet.

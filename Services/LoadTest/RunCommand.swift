@@ -12,7 +12,7 @@ enum RunCommand {
         OptionSpec.count("devices", 1...10_000_000, default: 500, help: "simulated phones; each reports its status first, then ranges and walks between cafés"),
         OptionSpec.count("batch", 1...1_000, default: 50, help: "phone reports per ingest.batch request, as a gateway forwards them (1…1000)"),
         OptionSpec("order-rate", .rate(.nonNegative), default: "1", help: "orders per second, each reserved, placed, bumped and awaited as a notification (0: none)"),
-        OptionSpec("ingest", .endpointList, default: "tcp://127.0.0.1:7410", help: "beacon-ingest request endpoints, comma-separated; position k serves device shard k"),
+        OptionSpec("ingest", .endpointList, default: "tcp://127.0.0.1:7410", help: "beacon-ingest request endpoints, comma-separated; position k serves device shard k (deployed: name@tcp://… names a shard's principal)"),
         OptionSpec("region", .endpointList, default: "tcp://127.0.0.1:7420", help: "region-monitor request endpoints, comma-separated (health: sightings.consumed)"),
         OptionSpec("orders", .endpoint, default: "tcp://127.0.0.1:7430", help: "order-service request endpoint"),
         OptionSpec("kitchen", .endpoint, default: "tcp://127.0.0.1:7440", help: "kitchen-display request endpoint"),
@@ -26,7 +26,7 @@ enum RunCommand {
         OptionSpec.seconds("beacon-exit-seconds", default: 30, help: "region-monitor's exit timeout: decides which arrivals must produce a region event"),
         OptionSpec.seconds("dwell", default: 15, help: "mean seconds a phone stays at a café before walking to another"),
         OptionSpec.count("seed", default: 1, help: "seed of the phones' walks and signal noise"),
-    ]
+    ] + LoadSecurity.specs
     static let summary = "open-loop constant-rate load: sightings, region events and orders, with latency percentiles and loss"
 
     static func main(arguments: [String]) -> Int32 {
@@ -37,10 +37,11 @@ enum RunCommand {
             orders: config.string("orders"), kitchen: config.string("kitchen"), notify: config.string("notify"), busSub: config.string("bus-sub"),
             timeout: config.double("timeout"), retrySeconds: config.double("retry-seconds"), beaconExitSeconds: config.double("beacon-exit-seconds"), dwell: config.double("dwell"),
             seed: UInt64(truncatingIfNeeded: config.int("seed")))
+        let security = LoadSecurity.from(config)
         do {
             let catalog = try CampusCatalog.load(path: config.string("campus"))
             let runID = "lt" + String(format: "%06x", UInt32.random(in: 0...0xFF_FFFF))
-            let runner = LoadRunner(settings: settings, catalog: catalog, context: try Context(), runID: runID, log: logLine)
+            let runner = LoadRunner(settings: settings, catalog: catalog, context: try Context(), runID: runID, security: security, log: logLine)
             let report = try runner.run()
             print(report.table)
             if !config.string("json").isEmpty {

@@ -15,19 +15,20 @@ enum ScenarioCommand {
         OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the platform serves"),
         OptionSpec.seconds("timeout", default: 10, help: "seconds to wait for each effect on the bus"),
         OptionSpec("json", .path, default: "", help: "also write the measurements to this JSON file"),
-    ]
+    ] + LoadSecurity.specs
     static let summary = "drive the Caffè Macs scenario once and time each step"
 
     static func main(arguments: [String]) -> Int32 {
         let config = subcommandConfiguration(program: "load-test scenario", summary: summary, specs: specs, arguments: arguments,
                                              usage: "load-test [scenario] [options]")
+        let security = LoadSecurity.from(config)
         do {
             let catalog = try CampusCatalog.load(path: config.string("campus"))
             let driver = ScenarioDriver(
                 context: try Context(),
                 endpoints: .init(ingest: config.string("ingest"), orders: config.string("orders"), kitchen: config.string("kitchen"),
                                  notify: config.string("notify"), busSub: config.string("bus-sub")),
-                catalog: catalog, timeout: config.double("timeout"))
+                catalog: catalog, timeout: config.double("timeout"), security: security)
             let results = try driver.run()
             let width = results.map(\.step.count).max() ?? 10
             print("step".padding(toLength: width, withPad: " ", startingAt: 0) + "   ms")

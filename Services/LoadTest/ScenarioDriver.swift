@@ -20,27 +20,44 @@ final class ScenarioDriver {
     private let endpoints: Endpoints
     private let catalog: CampusCatalog
     private let timeout: Double
+    private let security: LoadSecurity
 
-    init(context: Context, endpoints: Endpoints, catalog: CampusCatalog, timeout: Double) {
+    init(context: Context, endpoints: Endpoints, catalog: CampusCatalog, timeout: Double, security: LoadSecurity) {
         self.context = context
         self.endpoints = endpoints
         self.catalog = catalog
         self.timeout = timeout
+        self.security = security
     }
 
     func run() throws -> [Measurement] {
         guard let cafe = catalog.cafe(catalog.defaultCafe), let station = cafe.stations.first, let item = cafe.menu.first else {
             throw ServiceError(.internalError, "the campus has no default café with a station and a menu")
         }
+        let device = "load-\(UUID().uuidString.prefix(8).lowercased())"
+        let user = "load-user-\(device.suffix(8))"
+        // Deployed mode: the phone acts with its own key, the café's kitchen with its own.
+        let phoneKey = "\(device)-phone", kitchenKey = "\(device)-kitchen"
+        try security.mint([LoadSecurity.Mint(name: phoneKey, role: .phone, deviceId: device, userId: user),
+                           LoadSecurity.Mint(name: kitchenKey, role: .kitchen, cafeId: cafe.id)])
+        defer { security.revokeMinted() }
+        let phone: String? = security.isDeployed ? phoneKey : nil, chef: String? = security.isDeployed ? kitchenKey : nil
+        if let phone, let chef {
+            try security.awaitAccepted(peer: endpoints.ingest, defaultServer: "beacon-ingest", as: phone, op: Op.ingestBatch, body: IngestBatch(reports: []), context: context)
+            try security.awaitAccepted(peer: endpoints.orders, defaultServer: "order-service", as: phone, op: Op.preferenceGet, body: PreferenceRequest(userId: user), context: context)
+            try security.awaitAccepted(peer: endpoints.notify, defaultServer: "notification-service", as: phone, op: Op.reminderList,
+                                       body: ReminderQuery(deviceId: device), context: context)
+            try security.awaitAccepted(peer: endpoints.kitchen, defaultServer: "kitchen-display", as: chef, op: Op.kdsCounts, body: CountsQuery(cafeId: cafe.id), context: context)
+        }
         let sub = try Socket(context, .sub)
         defer { sub.close() }
         try sub.setLinger(milliseconds: 0)
         for prefix in ["region.event.", "order.", "notify.delivery."] { try sub.subscribe(prefix) }
-        try sub.connect(endpoints.busSub)
-        let ingest = RequestClient(context: context, endpoint: endpoints.ingest)
-        let orders = RequestClient(context: context, endpoint: endpoints.orders)
-        let kitchen = RequestClient(context: context, endpoint: endpoints.kitchen)
-        let notify = RequestClient(context: context, endpoint: endpoints.notify)
+        try security.connectToBus(sub, peer: endpoints.busSub)
+        let ingest = try security.client(context: context, peer: endpoints.ingest, defaultServer: "beacon-ingest", as: phone)
+        let orders = try security.client(context: context, peer: endpoints.orders, defaultServer: "order-service", as: phone)
+        let kitchen = try security.client(context: context, peer: endpoints.kitchen, defaultServer: "kitchen-display", as: chef)
+        let notify = try security.client(context: context, peer: endpoints.notify, defaultServer: "notification-service", as: phone)
         defer { [ingest, orders, kitchen, notify].forEach { $0.close() } }
         usleep(300_000)  // let the subscription reach the publishers through the bus
 
@@ -63,8 +80,6 @@ final class ScenarioDriver {
             throw ServiceError(code: "loadtest.timeout", message: "\(step): nothing on \(prefix) within \(timeout) s")
         }
 
-        let device = "load-\(UUID().uuidString.prefix(8).lowercased())"
-        let user = "load-user-\(device.suffix(8))"
         _ = try timed("request: ingest status") {
             try ingest.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .whenInUse, foreground: true)), as: IngestResult.self)
         }

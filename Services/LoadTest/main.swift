@@ -14,6 +14,11 @@ usage:
   load-test run [options]          open-loop constant-rate load: sightings → region events, orders → notifications
   load-test bench [options]        benchmarks
   load-test <command> --help       the options of a command, each with its environment variable and default
+
+deployed mode (the platform runs with --security deployed --keys DIR): give scenario and run
+--keys DIR --as OPERATOR. load-test watches as that operator and mints into DIR the keys it acts
+with (a gateway for sightings, a phone per ordering phone, a kitchen per café), revoking them
+when it ends; their names start with the run id. bench measures both modes by itself.
 """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -22,6 +27,9 @@ case "run":
     exit(RunCommand.main(arguments: Array(arguments.dropFirst())))
 case "bench":
     exit(Benchmarks.run(arguments: Array(arguments.dropFirst())))
+case "bench-peer":
+    // The other process of bench (a); not an operator command.
+    exit(BenchPeer.run(arguments: Array(arguments.dropFirst())))
 case "scenario":
     exit(ScenarioCommand.main(arguments: Array(arguments.dropFirst())))
 case "help", "--help", "-h":

@@ -6,7 +6,7 @@ import Testing
 /// business, not the test's.
 @Suite(.serialized)
 struct BenchmarkCommandTests {
-    @Test("load-test bench prints (a)-(d), the (b)/(a) ratio and a verdict per target")
+    @Test("load-test bench prints (a)-(d) in plain and deployed mode side by side, the (b)/(a) ratio, CURVE's cost and a verdict per target")
     func benchReportsEveryFigure() throws {
         let bin = try Platform.binaryDirectory()
         let campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -26,12 +26,26 @@ struct BenchmarkCommandTests {
         #expect(process.terminationStatus == 0, "\(text)")
         for needle in ["(a) raw libzmq", "PUB→SUB", "REQ→REP", "(b) beacon-ingest → bus → region-monitor", "% of raw PUB→SUB",
                        "sighting → region event", "resident memory", "(c) region-monitor evaluation", "sightings/s per core",
-                       "(d) envelope JSON", "encode", "decode"] {
+                       "(d) envelope JSON", "encode", "decode",
+                       // Both modes, side by side.
+                       "plain (no CURVE):", "deployed (CURVE on every socket", "% of raw CURVE PUB→SUB", "deployed / plain zero-loss rate",
+                       "sighting → region event, plain", "sighting → region event, deployed", "platform CPU"] {
             #expect(text.contains(needle), "missing \"\(needle)\" in:\n\(text)")
         }
+        // (a): one row per figure, with a plain column, a CURVE column and their ratio.
+        let lines = text.split(separator: "\n").map(String.init)
+        let header = try #require(lines.first { $0.contains("plain") && $0.contains("CURVE/plain") }, "no side-by-side header in:\n\(text)")
+        #expect(header.contains("CURVE"))
+        for figure in ["PUB→SUB msg/s", "PUB→SUB CPU µs/msg", "REQ→REP round trip p50 µs", "REQ→REP round trip p99 µs", "REQ→REP CPU µs/round trip"] {
+            let row = try #require(lines.first { $0.contains(figure) }, "no \(figure) row")
+            #expect(row.split(separator: " ").count >= figure.split(separator: " ").count + 3 && row.hasSuffix("%"), "\(row)")
+        }
+        // (b): the step table once per mode, each step with its platform CPU per sighting.
+        #expect(lines.filter { $0.contains("CPU µs/sighting") }.count == 2)
+        #expect(lines.contains { $0.contains("deployed / plain zero-loss rate") && ($0.contains(" met") || $0.contains("MISSED by")) })
         // Every target line says met or by how much it was missed.
         let verdicts = text.split(separator: "\n").filter { $0.contains("target ≥") || $0.contains("target ≤") }
-        #expect(verdicts.count >= 5)
+        #expect(verdicts.count >= 8)
         #expect(verdicts.allSatisfy { $0.contains(" met") || $0.contains("MISSED by") })
     }
 }

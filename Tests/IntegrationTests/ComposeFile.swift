@@ -33,6 +33,8 @@ struct ComposeService {
     var profiles: [String] { value["profiles"]?.strings ?? [] }
     /// A long-running part of the platform (not a tool started on demand under a profile).
     var isPlatformService: Bool { profiles.isEmpty }
+    /// The tool that makes and changes the key folder (`cafectl keys …`), the one service that mounts it writable.
+    var isKeyKeeper: Bool { executable == "cafectl" && arguments.first == "keys" }
 
     /// `environment:` as a mapping, or as a list of `KEY=value`.
     var environment: [String: String] {

@@ -14,8 +14,15 @@ struct ComposeTopologyTests {
         let compose = try ComposeFile.load()
         let children = try ChildProcesses()
         defer { children.stop() }
-        let local = try LocalTopology(compose: compose, root: children.root)
+        // ./keys is the test's own folder; the keys tool makes it as `docker compose run --rm keys`
+        // would, except that the files go to the test's own user (only root may give them to 10001).
+        let local = try LocalTopology(compose: compose, root: children.root, binds: ["./keys": try children.folder("keys")])
         let base = environmentWithoutCafeVariables()
+        let keeper = try #require(compose.services.first { $0.isKeyKeeper })
+        let owner = "\(getuid()):\(getgid())"
+        let made = try runCommand(children.bin.appendingPathComponent(keeper.executable!),
+                                  keeper.arguments.map { local.localize($0, for: keeper) }.replacingOwner(with: owner), environment: base)
+        try #require(made.status == 0, "the keys tool failed: \(made.err)")
 
         var healthy = Set<String>()
         var waiting = compose.services.filter(\.isPlatformService)
@@ -33,7 +40,7 @@ struct ComposeTopologyTests {
             waiting.removeAll { ready.map(\.name).contains($0.name) }
         }
 
-        for tool in compose.services where !tool.isPlatformService {
+        for tool in compose.services where !tool.isPlatformService && !tool.isKeyKeeper {
             let environment = base.merging(tool.environment.mapValues { local.localize($0, for: tool) }) { $1 }
             let result = try runCommand(children.bin.appendingPathComponent(tool.executable!), tool.arguments.map { local.localize($0, for: tool) }, environment: environment)
             #expect(result.status == 0, "\(tool.name) exited \(result.status): \(result.out) \(result.err)")
@@ -49,11 +56,14 @@ struct ComposeTopologyTests {
 struct LocalTopology {
     let compose: ComposeFile
     let root: URL
+    /// Bind-mount sources placed elsewhere than next to the compose file.
+    let binds: [String: URL]
     private var ports: [String: Int] = [:]
 
-    init(compose: ComposeFile, root: URL) throws {
+    init(compose: ComposeFile, root: URL, binds: [String: URL] = [:]) throws {
         self.compose = compose
         self.root = root
+        self.binds = binds
         var keys = Set<String>()
         for service in compose.services {
             for value in Array(service.environment.values) + (service.healthcheck ?? []) + (service.command ?? []) {
@@ -80,7 +90,8 @@ struct LocalTopology {
             return "tcp://127.0.0.1:\(port)"
         }
         for mount in service.mounts where result == mount.target || result.hasPrefix(mount.target + "/") {
-            let local = mount.isNamedVolume ? root.appendingPathComponent("volumes/\(mount.source)") : DeployFiles.deployFolder.appendingPathComponent(mount.source)
+            let local = mount.isNamedVolume ? root.appendingPathComponent("volumes/\(mount.source)")
+                : binds[mount.source] ?? DeployFiles.deployFolder.appendingPathComponent(mount.source)
             result = local.standardized.path + result.dropFirst(mount.target.count)
         }
         return result
@@ -101,5 +112,15 @@ struct LocalTopology {
             usleep(300_000)
         }
         throw PlatformError("\(service.name) never passed its healthcheck: \(last?.out ?? "") \(last?.err ?? "") \(children.log(service.name).suffix(2000))")
+    }
+}
+
+extension Array where Element == String {
+    /// The same arguments with `--owner` set to `value`.
+    func replacingOwner(with value: String) -> [String] {
+        guard let flag = firstIndex(of: "--owner"), flag + 1 < count else { return self }
+        var copy = self
+        copy[flag + 1] = value
+        return copy
     }
 }

@@ -32,7 +32,9 @@ enum DeployFiles {
         if executable == "cafectl" {
             guard help.out.contains("env CAFE_<NAME>_ENDPOINT") else { throw PlatformError("cafectl help no longer documents CAFE_<NAME>_ENDPOINT") }
             let flags = help.out.matches(of: #/--([a-z][a-z-]*) (?:tcp://\S+|:\d+)/#).map { String($0.output.1) }
-            return Set(flags.map { "CAFE_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") + "_ENDPOINT" })
+            // And the variables it names outright ("--keys DIR (env CAFE_KEYS)").
+            let named = help.out.matches(of: #/env (CAFE_[A-Z0-9_]*[A-Z0-9])\b/#).map { String($0.output.1) }
+            return Set(flags.map { "CAFE_" + $0.uppercased().replacingOccurrences(of: "-", with: "_") + "_ENDPOINT" } + named)
         }
         return Set(help.out.matches(of: #/env (CAFE_[A-Z0-9_]+)/#).map { String($0.output.1) })
     }

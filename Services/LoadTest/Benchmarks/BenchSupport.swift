@@ -1,4 +1,5 @@
 import Foundation
+import ServiceRuntime
 
 /// Small measuring helpers for the benchmarks: wall time, resident memory, exact percentiles.
 enum Bench {
@@ -14,6 +15,22 @@ enum Bench {
         var ts = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// CPU seconds (user + system) this process has used, every thread included.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// CPU seconds (user + system) process `pid` has used, from /proc; nil when unreadable.
+    static func cpuSeconds(pid: Int32) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { return nil }
+        // After "pid (comm) ": state is field 3, utime field 14, stime field 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Resident set size of a process in bytes (VmRSS from /proc), nil when unreadable.
@@ -44,4 +61,16 @@ enum Bench {
         formatter.locale = Locale(identifier: "en_US")
         return formatter.string(from: NSNumber(value: value)) ?? "\(Int(value))"
     }
+}
+
+/// A throwaway key folder for benchmark (a)'s CURVE run: every service and the operator.
+struct BenchKeys {
+    let folder: KeyFolder
+
+    init() throws {
+        folder = KeyFolder(FileManager.default.temporaryDirectory.appendingPathComponent("cafe-bench-keys-\(getpid())").path)
+        try folder.initialize()
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: folder.path) }
 }

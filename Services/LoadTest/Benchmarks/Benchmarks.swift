@@ -4,9 +4,9 @@ import Messages
 import ServiceRuntime
 
 /// `load-test bench`: the figures the performance targets are stated in, from one run on this
-/// machine: (a) raw libzmq, (b) the platform's sighting path (and as a ratio of (a)),
-/// (c) region-monitor's evaluation, (d) envelope JSON. Each target is printed with how far the
-/// figure is from it.
+/// machine: (a) raw libzmq, (b) the platform's sighting path (and as a ratio of (a)), each in
+/// plain and deployed (CURVE) mode side by side, (c) region-monitor's evaluation, (d) envelope
+/// JSON. Each target is printed with how far the figure is from it.
 enum Benchmarks {
     static let specs: [OptionSpec] = [
         OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the benchmarked services load"),
@@ -17,6 +17,7 @@ enum Benchmarks {
         OptionSpec.count("zmq-messages", 1_000...100_000_000, default: 500_000, help: "messages in (a)'s PUB→SUB run"),
         OptionSpec.seconds("settle-seconds", .nonNegative, default: 11, help: "seconds (b) waits for exits to fire before measuring memory"),
         OptionSpec("latency-rate", .rate(.positive), default: "50000", help: "the rate of (b)'s latency step"),
+        OptionSpec("modes", .string, default: "plain,deployed", help: "security modes (a) and (b) run in, side by side: plain, deployed (CURVE), or both"),
     ]
     static let summary = "benchmarks against raw libzmq: (a) libzmq, (b) the sighting path, (c) the region engine, (d) envelope JSON"
 
@@ -34,39 +35,31 @@ enum Benchmarks {
             FileHandle.standardError.write(Data("load-test bench: cannot read the campus catalog \(campusPath)\n".utf8))
             return 2
         }
+        let modes = config.list("modes").compactMap { SocketSecurity.Mode(rawValue: $0) }
+        guard !modes.isEmpty, modes.count == config.list("modes").count else { usageFailure("load-test bench: --modes takes plain, deployed or both, not \(config.string("modes"))") }
         let sample = Wire.encode(CodecBenchmark.sampleSighting(0))
         let topic = Data(Topic.sighting(shard: 0).utf8)
-        print("Campus Café benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
+        print("Campus Café benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date()); modes: \(modes.map(\.rawValue).joined(separator: ", "))")
         do {
-            var zmqRate: Double?
+            var raw: [SocketSecurity.Mode: ZeroMQBenchmark.Figures] = [:]
             if only.contains("a") || only.contains("b") {
-                let throughput = try ZeroMQBenchmark.pubSub(messages: zmqMessages, topic: topic, payload: sample)
-                zmqRate = throughput.perSecond
-                let rtt = try ZeroMQBenchmark.reqRep(count: min(20_000, zmqMessages), payload: sample)
-                print("(a) raw libzmq over TCP loopback, frames of \(topic.count) + \(sample.count) B (a sighting)")
-                print("    PUB→SUB  \(Bench.grouped(throughput.perSecond)) msg/s (\(Bench.grouped(Double(throughput.messages))) messages)")
-                print("    REQ→REP  round trip p50 \(Bench.format(Bench.percentile(rtt, 50), 1)) µs, p99 \(Bench.format(Bench.percentile(rtt, 99), 1)) µs, p99.9 \(Bench.format(Bench.percentile(rtt, 99.9), 1)) µs")
+                let keys = try BenchKeys()
+                defer { keys.remove() }
+                for mode in modes {
+                    raw[mode] = try ZeroMQBenchmark.run(keys: mode == .deployed ? keys.folder : nil, messages: zmqMessages, roundTrips: min(20_000, zmqMessages),
+                                                        topic: topic, payload: sample)
+                }
+                BenchReport.printRaw(raw, modes: modes, frameBytes: (topic.count, sample.count))
             }
             if only.contains("b") {
-                let bench = PlatformBenchmark(catalog: catalog, campusPath: campusPath, devices: devices, stepSeconds: stepSeconds)
-                bench.settleSeconds = settle
-                defer { bench.stop() }
-                let result = try bench.run(rates: rates, latencyRate: latencyRate)
-                print("(b) beacon-ingest → bus → region-monitor, \(Bench.grouped(Double(devices))) devices, 100 reports × \(Driver.sightingsPerReport) sightings per ingest.batch (25 in the latency step), open loop")
-                print("    target/s   achieved/s   accepted    consumed   lost")
-                for step in result.steps {
-                    print("    " + [Bench.grouped(step.target).padded(9), Bench.grouped(step.achieved).padded(11), Bench.grouped(Double(step.accepted)).padded(10),
-                                    Bench.grouped(Double(step.consumed)).padded(10), Bench.grouped(Double(step.accepted - step.consumed)).padded(5)].joined(separator: "  ")
-                          + (step.holds ? "" : "   ← not held"))
+                var results: [PlatformBenchmark.Result] = []
+                for mode in modes {
+                    let bench = PlatformBenchmark(catalog: catalog, campusPath: campusPath, devices: devices, stepSeconds: stepSeconds, mode: mode)
+                    bench.settleSeconds = settle
+                    defer { bench.stop() }
+                    results.append(try bench.run(rates: rates, latencyRate: latencyRate))
                 }
-                let ratio = zmqRate.map { " = \(Bench.format(result.sustained / $0 * 100, 1))% of raw PUB→SUB" } ?? ""
-                print("    sustained with zero loss: \(Bench.grouped(result.sustained)) sightings/s\(ratio); " + verdict(result.sustained, atLeast: 100_000, unit: "sightings/s"))
-                let l = result.latencies
-                print("    sighting → region event at \(Bench.grouped(result.latencyRate))/s (\(l.count) events): p50 \(ms(l, 50)), p90 \(ms(l, 90)), p99 \(ms(l, 99)), p99.9 \(ms(l, 99.9)), max \(Bench.format(l.last ?? .nan, 2)) ms; "
-                      + verdict(Bench.percentile(l, 99), atMost: 5, unit: "ms p99"))
-                if let bytes = result.regionBytesPerDevice {
-                    print("    region-monitor resident memory: \(Bench.format(bytes)) B per tracked device at \(Bench.grouped(Double(devices))) devices; " + verdict(bytes, atMost: 1024, unit: "B"))
-                }
+                BenchReport.printPlatform(results, raw: raw, devices: devices)
             }
             if only.contains("c") {
                 let region = try RegionEngineBenchmark.run(catalog: catalog, devices: devices, rounds: 10)

@@ -1,106 +1,143 @@
 import Foundation
-import Synchronization
+import Messages
+import ServiceRuntime
 import ZeroMQ
 
-/// (a) raw libzmq on this machine, over TCP loopback, with frames the size of our sighting
-/// messages: PUB→SUB throughput and REQ→REP round trip. Each socket lives on its own thread.
+/// (a) raw libzmq on this machine, over TCP loopback between two processes (this one and a
+/// `load-test bench-peer`), with frames the size of our sighting messages and blocking receives:
+/// PUB→SUB throughput and REQ→REP round trips, each with the CPU both processes spent per
+/// message. In deployed mode both sockets are CURVE with a ZAP handler, secured by the same code
+/// as the platform's (`SocketSecurity`), so the difference is what CURVE itself costs.
 enum ZeroMQBenchmark {
-    struct Throughput {
+    struct Figures {
         var messages: Int
         var perSecond: Double
+        /// CPU microseconds per PUB→SUB message, publisher and subscriber together.
+        var cpuMicrosPerMessage: Double
+        /// Sorted REQ→REP round trips in microseconds.
+        var roundTrips: [Double]
+        /// CPU microseconds per round trip, both processes.
+        var cpuMicrosPerRoundTrip: Double
     }
 
-    /// Publishes `messages` two-frame messages as fast as PUB takes them; the subscriber's rate
-    /// from its first to its last message. High-water marks are lifted so nothing is dropped.
-    static func pubSub(messages: Int, topic: Data, payload: Data) throws -> Throughput {
+    /// Both measurements in `mode`; deployed mode uses `keys` (the server is "bus", the client "operator").
+    static func run(keys: KeyFolder?, messages: Int, roundTrips: Int, topic: Data, payload: Data) throws -> Figures {
+        let throughput = try pubSub(keys: keys, messages: messages, topic: topic, payload: payload)
+        let rtt = try reqRep(keys: keys, count: roundTrips, payload: payload)
+        return Figures(messages: throughput.messages, perSecond: throughput.perSecond, cpuMicrosPerMessage: throughput.cpuMicros,
+                       roundTrips: rtt.samples, cpuMicrosPerRoundTrip: rtt.cpuMicros)
+    }
+
+    static func security(_ keys: KeyFolder?, as name: String, serving context: Context?) throws -> SocketSecurity {
+        let logger = Logger(service: "load-test", instance: "bench", minimum: .warning)
+        guard let keys else { return .plain(logger: logger) }
+        return try .deployed(folder: keys, as: name, serving: context, logger: logger)
+    }
+
+    static func peerArguments(_ keys: KeyFolder?, as name: String, server: String?) -> [String] {
+        guard let keys else { return [] }
+        return ["--keys", keys.path, "--as", name] + (server.map { ["--server", $0] } ?? [])
+    }
+
+    /// Publishes `messages` two-frame messages as fast as PUB takes them to a subscriber process;
+    /// its rate from its first to its last message. High-water marks are lifted so nothing is dropped.
+    static func pubSub(keys: KeyFolder?, messages: Int, topic: Data, payload: Data) throws -> (messages: Int, perSecond: Double, cpuMicros: Double) {
         let context = try Context(ioThreads: 1)
+        let security = try security(keys, as: "bus", serving: context)
+        defer { security.close() }
         let publisher = try Socket(context, .pub)
         defer { publisher.close() }
         try publisher.setSendHighWaterMark(0)
         try publisher.setLinger(milliseconds: 0)
+        try security.secureServer(publisher, endpoint: "tcp://127.0.0.1:0")
         try publisher.bind("tcp://127.0.0.1:*")
-        let endpoint = try publisher.lastEndpoint
-        let ready = Atomic<Bool>(false)
-        let result = Mutex<(count: Int, seconds: Double)>((0, 0))
-        let done = Atomic<Bool>(false)
-        let thread = Thread {
-            do {
-                let sub = try Socket(context, .sub)
-                defer { sub.close() }
-                try sub.setReceiveHighWaterMark(0)
-                try sub.setLinger(milliseconds: 0)
-                try sub.subscribe("")
-                try sub.connect(endpoint)
-                var count = 0
-                var first = 0.0
-                while true {
-                    guard let frames = try sub.receiveMultipart(timeoutMilliseconds: 2_000) else { break }
-                    if frames[0].first == UInt8(ascii: "w") {
-                        ready.store(true, ordering: .releasing)
-                        continue
-                    }
-                    if frames[0].first == UInt8(ascii: "e") { break }
-                    if count == 0 { first = Bench.now() }
-                    count += 1
-                }
-                let seconds = Bench.now() - first
-                result.withLock { $0 = (count, seconds) }
-            } catch {
-                FileHandle.standardError.write(Data("pub/sub benchmark subscriber: \(error)\n".utf8))
-            }
-            done.store(true, ordering: .releasing)
-        }
-        thread.start()
+        let peer = try PeerProcess(["sub", try publisher.lastEndpoint] + peerArguments(keys, as: "operator", server: "bus"))
+        defer { peer.stop() }
         // Warm up until the subscription has reached the publisher (the slow-joiner handshake).
-        while !ready.load(ordering: .acquiring) {
+        while try peer.line(timeoutMilliseconds: 10) == nil {
+            guard peer.isRunning else { throw ServiceError(.internalError, "the bench subscriber exited before it was ready") }
             try publisher.send(multipart: [Data("w.".utf8), Data()])
-            usleep(10_000)
         }
+        let cpuBefore = Bench.processCPUSeconds()
         for _ in 0..<messages { try publisher.send(multipart: [topic, payload]) }
         try publisher.send(multipart: [Data("e.".utf8), Data()])
-        while !done.load(ordering: .acquiring) { usleep(5_000) }
-        let (count, seconds) = result.withLock { $0 }
-        return Throughput(messages: count, perSecond: Double(count) / max(seconds, 1e-9))
+        guard let result = try peer.line(timeoutMilliseconds: 60_000) else { throw ServiceError(.internalError, "the bench subscriber did not report") }
+        let cpu = Bench.processCPUSeconds() - cpuBefore
+        let fields = result.split(separator: " ").compactMap { Double($0) }
+        guard fields.count == 3 else { throw ServiceError(.internalError, "the bench subscriber reported \"\(result)\"") }
+        let count = Int(fields[0])
+        return (count, Double(count) / max(fields[1], 1e-9), (cpu + fields[2]) / Double(max(count, 1)) * 1e6)
     }
 
-    /// Sorted round-trip times in microseconds of `count` REQ→REP exchanges echoing `payload`.
-    static func reqRep(count: Int, payload: Data) throws -> [Double] {
+    /// Sorted round-trip times in microseconds of `count` REQ→REP exchanges echoing `payload`
+    /// with a REP socket in a peer process, and the CPU both spent per exchange.
+    static func reqRep(keys: KeyFolder?, count: Int, payload: Data) throws -> (samples: [Double], cpuMicros: Double) {
+        let peer = try PeerProcess(["rep"] + peerArguments(keys, as: "bus", server: nil))
+        defer { peer.stop() }
+        guard let endpoint = try peer.line(timeoutMilliseconds: 10_000) else { throw ServiceError(.internalError, "the bench REP peer did not start") }
         let context = try Context(ioThreads: 1)
-        let bound = Mutex<String?>(nil)
-        let done = Atomic<Bool>(false)
-        let server = Thread {
-            // The REP socket is created, used and closed on this thread.
-            guard let rep = try? Socket(context, .rep) else { return }
-            defer { rep.close() }
-            try? rep.setLinger(milliseconds: 0)
-            try? rep.bind("tcp://127.0.0.1:*")
-            bound.withLock { $0 = (try? rep.lastEndpoint) ?? "" }
-            while !done.load(ordering: .acquiring) {
-                guard let frames = try? rep.receiveMultipart(timeoutMilliseconds: 100) else { continue }
-                try? rep.send(multipart: frames)
-            }
-        }
-        server.start()
-        var endpoint: String?
-        while endpoint == nil {
-            endpoint = bound.withLock { $0 }
-            if endpoint == nil { usleep(1_000) }
-        }
-        guard let endpoint, !endpoint.isEmpty else { throw ZeroMQError(errno: EADDRNOTAVAIL, operation: "bench REP bind") }
+        let security = try security(keys, as: "operator", serving: nil)
         let req = try Socket(context, .req)
         defer { req.close() }
         try req.setLinger(milliseconds: 0)
+        try security.secureClient(req, server: "bus")
         try req.connect(endpoint)
+        func exchange(_ frame: Data) throws -> [Data] {
+            try req.send(frame)
+            return try req.receiveMultipart()
+        }
+        for _ in 0..<1_000 { _ = try exchange(payload) }  // warm up
+        _ = try exchange(Data("mark".utf8))
         var samples: [Double] = []
         samples.reserveCapacity(count)
-        for i in 0..<(count + 1_000) {
+        let cpuBefore = Bench.processCPUSeconds()
+        for _ in 0..<count {
             let start = Bench.now()
-            try req.send(payload)
-            _ = try req.receiveMultipart()
-            if i >= 1_000 { samples.append((Bench.now() - start) * 1e6) }  // the first thousand warm up
+            _ = try exchange(payload)
+            samples.append((Bench.now() - start) * 1e6)
         }
-        done.store(true, ordering: .releasing)
-        while !server.isFinished { usleep(1_000) }
-        return samples.sorted()
+        let cpu = Bench.processCPUSeconds() - cpuBefore
+        let peerCPU = Double(String(decoding: try exchange(Data("stop".utf8)).first ?? Data(), as: UTF8.self)) ?? 0
+        return (samples.sorted(), (cpu + peerCPU) / Double(max(count, 1)) * 1e6)
+    }
+}
+
+/// A `load-test bench-peer` child process and the lines it prints.
+final class PeerProcess {
+    private let process = Process()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    init(_ arguments: [String]) throws {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        process.executableURL = URL(fileURLWithPath: me)
+        process.arguments = ["bench-peer"] + arguments
+        process.standardOutput = output
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// The next line it printed, waiting up to `timeoutMilliseconds`; nil when none came.
+    func line(timeoutMilliseconds: Int32) throws -> String? {
+        let deadline = Bench.now() + Double(timeoutMilliseconds) / 1000
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer = Data(buffer[buffer.index(after: newline)...])
+                return line
+            }
+            let left = Int32(max(0, (deadline - Bench.now()) * 1000))
+            var descriptor = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, left) > 0 else { return nil }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }  // it closed its output
+            buffer.append(chunk)
+        }
+    }
+
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
     }
 }

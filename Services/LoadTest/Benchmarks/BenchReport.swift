@@ -1,0 +1,65 @@
+import Foundation
+import ServiceRuntime
+
+/// How `load-test bench` prints (a) and (b): plain and deployed side by side, so CURVE's cost
+/// reads off one table, with a verdict per target.
+enum BenchReport {
+    static func printRaw(_ raw: [SocketSecurity.Mode: ZeroMQBenchmark.Figures], modes: [SocketSecurity.Mode], frameBytes: (Int, Int)) {
+        print("(a) raw libzmq over TCP loopback, two processes with blocking receives, frames of \(frameBytes.0) + \(frameBytes.1) B (a sighting)")
+        let both = modes.count == 2
+        print("    " + "".padding(toLength: 30, withPad: " ", startingAt: 0) + modes.map { ($0 == .plain ? "plain" : "CURVE").padded(12) }.joined() + (both ? "CURVE/plain".padded(14) : ""))
+        func row(_ label: String, digits: Int, _ value: (ZeroMQBenchmark.Figures) -> Double) {
+            let values = modes.map { raw[$0].map(value) ?? .nan }
+            var line = "    " + label.padding(toLength: 30, withPad: " ", startingAt: 0) + values.map { (digits == 0 ? Bench.grouped($0) : Bench.format($0, digits)).padded(12) }.joined()
+            if both { line += (Bench.format(values[1] / values[0] * 100, 1) + "%").padded(14) }
+            print(line)
+        }
+        row("PUB→SUB msg/s", digits: 0) { $0.perSecond }
+        row("PUB→SUB CPU µs/msg", digits: 2) { $0.cpuMicrosPerMessage }
+        row("REQ→REP round trip p50 µs", digits: 1) { Bench.percentile($0.roundTrips, 50) }
+        row("REQ→REP round trip p99 µs", digits: 1) { Bench.percentile($0.roundTrips, 99) }
+        row("REQ→REP round trip p99.9 µs", digits: 1) { Bench.percentile($0.roundTrips, 99.9) }
+        row("REQ→REP CPU µs/round trip", digits: 2) { $0.cpuMicrosPerRoundTrip }
+    }
+
+    static func printPlatform(_ results: [PlatformBenchmark.Result], raw: [SocketSecurity.Mode: ZeroMQBenchmark.Figures], devices: Int) {
+        print("(b) beacon-ingest → bus → region-monitor, \(Bench.grouped(Double(devices))) devices, 100 reports × \(Driver.sightingsPerReport) sightings per ingest.batch (25 in the latency step), open loop")
+        for result in results {
+            print("    \(title(result.mode)):")
+            print("    target/s   achieved/s   accepted    consumed   lost   CPU µs/sighting")
+            for step in result.steps {
+                print("    " + [Bench.grouped(step.target).padded(9), Bench.grouped(step.achieved).padded(11), Bench.grouped(Double(step.accepted)).padded(10),
+                                Bench.grouped(Double(step.consumed)).padded(10), Bench.grouped(Double(step.accepted - step.consumed)).padded(5),
+                                (step.cpuMicrosPerSighting.map { Bench.format($0, 2) } ?? "?").padded(16)].joined(separator: "  ")
+                      + (step.holds ? "" : "   ← not held"))
+            }
+        }
+        for result in results {
+            let rawRate = raw[result.mode]?.perSecond
+            let ratio = rawRate.map { " = \(Bench.format(result.sustained / $0 * 100, 1))% of raw \(result.mode == .plain ? "" : "CURVE ")PUB→SUB" } ?? ""
+            let verdict = result.mode == .plain ? "; " + Benchmarks.verdict(result.sustained, atLeast: 100_000, unit: "sightings/s") : ""
+            print("    sustained with zero loss, \(result.mode.rawValue): \(Bench.grouped(result.sustained)) sightings/s\(ratio)\(verdict)")
+        }
+        if let plain = results.first(where: { $0.mode == .plain }), let deployed = results.first(where: { $0.mode == .deployed }) {
+            let share = plain.sustained > 0 ? deployed.sustained / plain.sustained * 100 : 0
+            print("    deployed / plain zero-loss rate: \(Bench.format(share, 1))%; " + Benchmarks.verdict(share, atLeast: 70, unit: "% of plain"))
+        }
+        for result in results {
+            let l = result.latencies
+            print("    sighting → region event, \(result.mode.rawValue), at \(Bench.grouped(result.latencyRate))/s (\(l.count) events): p50 \(Benchmarks.ms(l, 50)), p90 \(Benchmarks.ms(l, 90)), "
+                  + "p99 \(Benchmarks.ms(l, 99)), p99.9 \(Benchmarks.ms(l, 99.9)), max \(Bench.format(l.last ?? .nan, 2)) ms; " + Benchmarks.verdict(Bench.percentile(l, 99), atMost: 5, unit: "ms p99"))
+        }
+        let cpu = results.map { "\($0.mode.rawValue) \($0.cpuMicrosPerSighting.map { Bench.format($0, 2) } ?? "?") µs" }
+        print("    platform CPU (bus + beacon-ingest + region-monitor) per sighting over the held steps: " + cpu.joined(separator: ", "))
+        for result in results {
+            if let bytes = result.regionBytesPerDevice {
+                print("    region-monitor resident memory, \(result.mode.rawValue): \(Bench.format(bytes)) B per tracked device at \(Bench.grouped(Double(devices))) devices; "
+                      + Benchmarks.verdict(bytes, atMost: 1024, unit: "B"))
+            }
+        }
+    }
+
+    static func title(_ mode: SocketSecurity.Mode) -> String {
+        mode == .plain ? "plain (no CURVE)" : "deployed (CURVE on every socket, ZAP against the key registry; sightings through a gateway key)"
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import ServiceRuntime
+import Testing
+
+/// `deploy/run-local.sh` as a developer runs it (with the built executables, `--bin`), on its
+/// default loopback ports: plain as before, and `--secure` in deployed mode with its key folder,
+/// its demo principals and the cafectl flags it prints; `deploy/stop-local.sh` stops either.
+@Suite(.serialized)
+struct RunLocalTests {
+    let bin: URL
+    let data: URL
+
+    init() throws {
+        bin = try Platform.binaryDirectory()
+        data = FileManager.default.temporaryDirectory.appendingPathComponent("cafe-run-local-\(UUID().uuidString.prefix(8))")
+    }
+
+    func script(_ name: String, _ arguments: [String]) throws -> CommandResult {
+        try runCommand(URL(fileURLWithPath: "/bin/bash"), [DeployFiles.deployFolder.appendingPathComponent(name).path] + arguments,
+                       environment: environmentWithoutCafeVariables(), timeout: 60)
+    }
+
+    func cafectl(_ arguments: [String]) throws -> CommandResult {
+        try runCommand(bin.appendingPathComponent("cafectl"), arguments + ["--timeout-ms", "2000"], environment: environmentWithoutCafeVariables())
+    }
+
+    /// Stops whatever the script left running, pass or fail.
+    func cleanUp() {
+        _ = try? script("stop-local.sh", [data.path])
+        try? FileManager.default.removeItem(at: data)
+    }
+
+    @Test("run-local.sh --secure starts every process deployed with keys under <data>/keys, prints the flags, and each demo principal works as its role")
+    func secure() throws {
+        defer { cleanUp() }
+        let started = try script("run-local.sh", ["--secure", "--detach", "--data", data.path, "--bin", bin.path])
+        try #require(started.status == 0, "\(started.out) \(started.err)")
+        let keys = KeyFolder(data.appendingPathComponent("keys").path)
+        let operatorFlags = ["--keys", keys.path, "--as", "operator"]
+        for principal in ["operator", "phone-alice", "kitchen-macs", "kiosk-macs"] {
+            #expect(started.err.contains("--keys \(keys.path) --as \(principal)"), "run-local.sh does not print the flags for \(principal):\n\(started.err)")
+        }
+        let registry = try keys.registry()
+        #expect(registry.principal(named: "phone-alice").map { $0.role == .phone && $0.deviceId == "phone-1" && $0.userId == "alice" } == true)
+        #expect(registry.principal(named: "kitchen-macs")?.cafeId == "caffe-macs" && registry.principal(named: "kiosk-macs")?.role == .kiosk)
+        // Every process runs deployed: the operator's health says so; a client without keys gets nothing.
+        let health = try cafectl(["health"] + operatorFlags)
+        #expect(health.status == 0, "\(health.out) \(health.err)")
+        let lines = health.out.split(separator: "\n")
+        #expect(lines.count == 6 && lines.allSatisfy { $0.contains("\"status\":\"ok\"") }, "\(health.out)")
+        // The five services report their mode (the bus answers the operator over CURVE, below it refuses a plain client).
+        #expect(lines.filter { !$0.contains("\"service\":\"bus\"") }.allSatisfy { $0.contains("\"security\":\"deployed\"") }, "\(health.out)")
+        #expect(try cafectl(["health", "bus", "--timeout-ms", "300"]).status == 1)
+        // The demo principals, each allowed its own and refused another's.
+        #expect(try cafectl(["prefs", "set", "closestToMe", "--keys", keys.path, "--as", "phone-alice"]).status == 0)
+        #expect(try cafectl(["kds", "tickets", "--keys", keys.path, "--as", "kitchen-macs"]).status == 0)
+        #expect(try cafectl(["windows", "--cafe", "caffe-macs", "--keys", keys.path, "--as", "kiosk-macs"]).status == 0)
+        let refused = try cafectl(["kds", "tickets", "--keys", keys.path, "--as", "phone-alice"])
+        #expect(refused.status == 1 && refused.err.contains("auth.forbidden"), "\(refused.err)")
+
+        // Stopped, and started again: the keys are kept, not made anew.
+        #expect(try script("stop-local.sh", [data.path]).status == 0)
+        #expect(try cafectl(["health", "bus"] + operatorFlags).status == 1)
+        let again = try script("run-local.sh", ["--secure", "--detach", "--data", data.path, "--bin", bin.path])
+        #expect(again.status == 0, "\(again.out) \(again.err) \((try? String(contentsOf: data.appendingPathComponent("logs/bus.log"), encoding: .utf8))?.suffix(1500) ?? "")")
+        #expect(try keys.registry() == registry)
+        #expect(try cafectl(["health"] + operatorFlags).status == 0)
+    }
+
+    @Test("plain run-local.sh runs as before: no keys, health answers any local client")
+    func plain() throws {
+        defer { cleanUp() }
+        let started = try script("run-local.sh", ["--detach", "--data", data.path, "--bin", bin.path])
+        try #require(started.status == 0, "\(started.out) \(started.err)")
+        let health = try cafectl(["health"])
+        #expect(health.status == 0 && health.out.split(separator: "\n").filter { !$0.contains("\"service\":\"bus\"") }.allSatisfy { $0.contains("\"security\":\"plain\"") },
+                "\(health.out)")
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("keys").path))
+        #expect(!started.err.contains("--keys"))
+        #expect(try script("stop-local.sh", [data.path]).status == 0)
+        #expect(try cafectl(["health", "bus", "--timeout-ms", "300"]).status == 1)
+    }
+}
