@@ -62,19 +62,19 @@ final class LoadSecurity {
     /// Adds `keys` to the folder in one registry change (deployed mode; nothing in plain mode).
     func mint(_ keys: [Mint]) throws {
         guard let folder, !keys.isEmpty else { return }
-        var registry = try folder.registry()
-        for key in keys {
-            let pair: CurveKeyPair
-            do { pair = try CurveKeyPair.generate() } catch { throw SecurityError("cannot make a CURVE key pair: \(error)") }
-            do {
-                try registry.add(Principal(name: key.name, role: key.role, publicKey: pair.publicKey, deviceId: key.deviceId, userId: key.userId, cafeId: key.cafeId))
-            } catch {
-                throw SecurityError("cannot mint \(key.name): \(error.description)")
+        try folder.update { registry in
+            for key in keys {
+                let pair: CurveKeyPair
+                do { pair = try CurveKeyPair.generate() } catch { throw SecurityError("cannot make a CURVE key pair: \(error)") }
+                do {
+                    try registry.add(Principal(name: key.name, role: key.role, publicKey: pair.publicKey, deviceId: key.deviceId, userId: key.userId, cafeId: key.cafeId))
+                } catch {
+                    throw SecurityError("cannot mint \(key.name): \(error)")
+                }
+                try folder.writeKeyPair(pair, named: key.name)
+                minted.append(key.name)
             }
-            try folder.writeKeyPair(pair, named: key.name)
-            minted.append(key.name)
         }
-        try folder.write(registry)
     }
 
     /// Revokes every minted key in one registry change and deletes their files. Keys the run
@@ -82,9 +82,9 @@ final class LoadSecurity {
     func revokeMinted() {
         guard let folder, !minted.isEmpty else { return }
         do {
-            var registry = try folder.registry()
-            for name in minted { registry.remove(named: name) }
-            try folder.write(registry)
+            try folder.update { registry in
+                for name in minted { registry.remove(named: name) }
+            }
         } catch {
             FileHandle.standardError.write(Data("load-test: could not revoke the run's keys (\(minted.joined(separator: ", "))): \(error)\n".utf8))
         }

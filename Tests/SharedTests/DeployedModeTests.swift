@@ -117,6 +117,16 @@ struct DeployedModeTests {
         try SocketSecurity.plain(allowNonLoopback: true, logger: logger).secureServer(rep, endpoint: "tcp://0.0.0.0:7401")
     }
 
+    @Test("two writers adding keys at once both land: the registry is changed under a lock")
+    func concurrentWritersTakeTurns() throws {
+        let folder = self.folder
+        DispatchQueue.concurrentPerform(iterations: 2) { writer in
+            for n in 0..<15 { _ = try? folder.add(name: "gateway-\(writer)-\(n)", role: .gateway) }
+        }
+        let names = Set(try folder.registry().principals.map(\.name))
+        for writer in 0..<2 { for n in 0..<15 { #expect(names.contains("gateway-\(writer)-\(n)")) } }
+    }
+
     @Test("secret key files are written 0600 and a readable one is refused")
     func secretKeyFileMode() throws {
         var info = stat()

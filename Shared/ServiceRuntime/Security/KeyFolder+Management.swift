@@ -47,30 +47,62 @@ extension KeyFolder {
         return made
     }
 
+    /// Reads the registry, lets `change` edit it, and writes it back, holding an exclusive lock on
+    /// `DIR/registry.lock` throughout: two writers at once (cafectl keys add during a load-test
+    /// run that mints keys) take turns instead of one losing the other's change.
+    public func update(_ change: (inout KeyRegistry) throws -> Void) throws {
+        let lockPath = (path as NSString).appendingPathComponent("registry.lock")
+        let fd = open(lockPath, O_RDWR | O_CREAT, 0o600)
+        guard fd >= 0 else { throw SecurityError("cannot open \(lockPath): \(String(cString: strerror(errno)))") }
+        defer { Glibc.close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno != EINTR { throw SecurityError("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        }
+        defer { flock(fd, LOCK_UN) }
+        var registry = try registry()
+        try change(&registry)
+        try write(registry)
+    }
+
     /// Creates and registers a key for a new principal; refuses a name already registered.
     @discardableResult
     public func add(name: String, role: Role, service: String? = nil, deviceId: String? = nil, userId: String? = nil, cafeId: String? = nil) throws(SecurityError) -> Principal {
-        var registry = try registry()
         let pair = try Self.generate()
         let principal = Principal(name: name, role: role, publicKey: pair.publicKey, service: service, deviceId: deviceId, userId: userId, cafeId: cafeId)
-        do { try registry.add(principal) } catch { throw SecurityError(error.description) }
-        if FileManager.default.fileExists(atPath: keyPath(name)) {
-            throw SecurityError("\(keyPath(name)) exists from an earlier key; remove it first")
+        do {
+            try update { registry in try register(principal, pair: pair, in: &registry) }
+        } catch {
+            throw Self.securityError(error)
         }
-        try writeKeyPair(pair, named: name)
-        try write(registry)
         return principal
+    }
+
+    /// Adds `principal` to `registry` and writes its key file (inside `update`).
+    private func register(_ principal: Principal, pair: CurveKeyPair, in registry: inout KeyRegistry) throws(SecurityError) {
+        do { try registry.add(principal) } catch { throw SecurityError(error.description) }
+        if FileManager.default.fileExists(atPath: keyPath(principal.name)) {
+            throw SecurityError("\(keyPath(principal.name)) exists from an earlier key; remove it first")
+        }
+        try writeKeyPair(pair, named: principal.name)
     }
 
     /// Removes `name` from the registry and deletes its secret key: its next request is refused
     /// and its next handshake fails, in every process, within a second.
     @discardableResult
     public func revoke(name: String) throws(SecurityError) -> Principal {
-        var registry = try registry()
-        guard let removed = registry.remove(named: name) else { throw SecurityError("no principal named \(name) in \(registryPath)") }
-        try write(registry)
+        var removed: Principal?
+        do {
+            try update { registry in removed = registry.remove(named: name) }
+        } catch {
+            throw Self.securityError(error)
+        }
+        guard let removed else { throw SecurityError("no principal named \(name) in \(registryPath)") }
         unlink(keyPath(name))
         return removed
+    }
+
+    static func securityError(_ error: any Error) -> SecurityError {
+        (error as? SecurityError) ?? SecurityError("\(error)")
     }
 
     static func generate() throws(SecurityError) -> CurveKeyPair {
