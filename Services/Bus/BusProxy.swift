@@ -107,14 +107,7 @@ final class BusProxy {
         }
         reactor.onReadable(health) {
             while let message = try health.tryReceivePeerMessage() {
-                let reply: Data
-                if message.frames.count != 1 {
-                    reply = RequestRouter.errorReply(ServiceError(.malformed, "a request is one JSON frame"))
-                } else if let caller = security.caller(userId: message.userId, key: message.publicKey) {
-                    reply = router.handle(message.frames[0], caller: caller)
-                } else {
-                    reply = RequestRouter.errorReply(ServiceError(.forbidden, "the key this connection authenticated with is no longer in the campus key registry"))
-                }
+                let reply = router.reply(to: message, security: security)
                 try health.send(reply)
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import ZeroMQ
 
 /// Dispatches requests by `op` to typed handlers and turns every failure into a typed error reply.
 ///
@@ -74,6 +75,20 @@ public final class RequestRouter {
             logger.error("request failed", ["op": op, "error": "\(error)"])
             return Self.errorReply(ServiceError(.internalError, "the service could not complete \(op); nothing was changed"))
         }
+    }
+
+    /// The reply to one request message as a request socket received it: one frame, from the
+    /// caller its connection proves (`security`); a session whose key was revoked since it opened
+    /// is refused, and `revoked` is called.
+    public func reply(to message: PeerMessage, security: SocketSecurity, revoked: () -> Void = {}) -> Data {
+        guard message.frames.count == 1 else {
+            return Self.errorReply(ServiceError(.malformed, "a request is one JSON frame, got \(message.frames.count) frames"))
+        }
+        guard let caller = security.caller(userId: message.userId, key: message.publicKey) else {
+            revoked()
+            return Self.errorReply(ServiceError(.forbidden, "the key this connection authenticated with (\(message.userId ?? "unknown")) is no longer in the campus key registry"))
+        }
+        return handle(message.frames[0], caller: caller)
     }
 
     public static func errorReply(_ error: ServiceError) -> Data {

@@ -65,16 +65,7 @@ public final class RequestServer {
     private func serve() throws {
         for _ in 0..<256 {
             guard let message = try socket.tryReceivePeerMessage() else { return }
-            let reply: Data
-            if message.frames.count != 1 {
-                reply = RequestRouter.errorReply(ServiceError(.malformed, "a request is one JSON frame, got \(message.frames.count) frames"))
-            } else if let caller = security.caller(userId: message.userId, key: message.publicKey) {
-                reply = router.handle(message.frames[0], caller: caller)
-            } else {
-                // The session was opened with a key the registry no longer holds: revoked since.
-                revokedRefusals += 1
-                reply = RequestRouter.errorReply(ServiceError(.forbidden, "the key this connection authenticated with (\(message.userId ?? "unknown")) is no longer in the campus key registry"))
-            }
+            let reply = router.reply(to: message, security: security) { revokedRefusals += 1 }
             try socket.send(reply)
         }
     }
