@@ -17,7 +17,7 @@ struct RunLocalTests {
 
     func script(_ name: String, _ arguments: [String]) throws -> CommandResult {
         try runCommand(URL(fileURLWithPath: "/bin/bash"), [DeployFiles.deployFolder.appendingPathComponent(name).path] + arguments,
-                       environment: environmentWithoutCafeVariables(), timeout: 60)
+                       environment: environmentWithoutCafeVariables(), timeout: 120)
     }
 
     func cafectl(_ arguments: [String]) throws -> CommandResult {
