@@ -62,7 +62,10 @@ struct RunLocalTests {
         #expect(try script("stop-local.sh", [data.path]).status == 0)
         #expect(try cafectl(["health", "bus"] + operatorFlags).status == 1)
         let again = try script("run-local.sh", ["--secure", "--detach", "--data", data.path, "--bin", bin.path])
-        #expect(again.status == 0, "\(again.out) \(again.err) \((try? String(contentsOf: data.appendingPathComponent("logs/bus.log"), encoding: .utf8))?.suffix(1500) ?? "")")
+        let logs = ["bus", "region-monitor"].map { name in
+            "\(name): " + ((try? String(contentsOf: data.appendingPathComponent("logs/\(name).log"), encoding: .utf8))?.suffix(3000) ?? "")
+        }.joined(separator: "\n")
+        #expect(again.status == 0, "\(again.out) \(again.err) \(logs)")
         #expect(try keys.registry() == registry)
         #expect(try cafectl(["health"] + operatorFlags).status == 0)
     }

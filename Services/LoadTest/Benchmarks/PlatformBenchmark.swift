@@ -102,14 +102,17 @@ final class PlatformBenchmark {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let keys = try makeKeys()
         let secured = keys.map { ["--security", "deployed", "--keys", $0.path] } ?? []
-        let ports = try LoopbackPorts.free(5)
+        // Every port its own, the fix channel's too: the bench may run beside a platform on the defaults.
+        let ports = try LoopbackPorts.free(6)
+        let fixes = "tcp://127.0.0.1:\(ports[5])"
         let xsub = "tcp://127.0.0.1:\(ports[0])", xpub = "tcp://127.0.0.1:\(ports[1])"
         let ingestEndpoint = "tcp://127.0.0.1:\(ports[3])", regionEndpoint = "tcp://127.0.0.1:\(ports[4])"
         let data = root.appendingPathComponent("data").path
         try spawn(bin, "bus", ["--xsub", xsub, "--xpub", xpub, "--listen", "tcp://127.0.0.1:\(ports[2])"] + secured)
-        try spawn(bin, "beacon-ingest", ["--listen", ingestEndpoint, "--bus-pub", xsub, "--bus-sub", xpub, "--data-dir", data, "--log-level", "warning"] + secured)
+        try spawn(bin, "beacon-ingest", ["--listen", ingestEndpoint, "--bus-pub", xsub, "--bus-sub", xpub, "--data-dir", data, "--log-level", "warning",
+                                         "--fix-endpoints", fixes] + secured)
         try spawn(bin, "region-monitor", ["--listen", regionEndpoint, "--bus-pub", xsub, "--bus-sub", xpub, "--data-dir", data,
-                                          "--campus", campusPath, "--log-level", "warning", "--beacon-exit-seconds", "600"] + secured)
+                                          "--campus", campusPath, "--log-level", "warning", "--beacon-exit-seconds", "600", "--fix-listen", fixes] + secured)
         let context = try Context()
         let gateway = try security(keys, as: "bench-gateway"), observer = try security(keys, as: KeyFolder.defaultOperator)
         let ingest = try gateway.requestClient(context: context, peer: ingestEndpoint, defaultServer: "beacon-ingest", timeoutMilliseconds: 30_000)
