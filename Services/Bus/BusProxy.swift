@@ -29,7 +29,8 @@ final class BusProxy {
         let context = try Context()
         // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
         let security = try SocketSecurity.from(config, name: config.string("instance"), serving: context, logger: logger)
-        let sockets = BusSockets(context: context, security: security, hwm: Int32(config.int("hwm")), logger: logger)
+        let sockets = BusSockets(context: context, security: security, hwm: Int32(config.int("hwm")),
+                                 maxMessageBytes: config.int("max-message-bytes"), logger: logger)
         let frontend = try sockets.frontend(config.string("xsub"))
         let backend = try sockets.backend(config.string("xpub"))
         let health = try Socket(context, .rep)

@@ -9,7 +9,12 @@ struct BusSockets {
     let context: Context
     let security: SocketSecurity
     let hwm: Int32
+    /// The services' `--max-message-bytes`: the XSUB side takes frames up to twice it.
+    let maxMessageBytes: Int
     let logger: Logger
+
+    /// The most a subscription message may be: a topic prefix and its flag byte.
+    static let maxSubscriptionBytes: Int64 = 4_096
 
     /// The XSUB side, bound to `endpoint`.
     func frontend(_ endpoint: String) throws -> Socket {
@@ -17,6 +22,7 @@ struct BusSockets {
         try socket.setReceiveHighWaterMark(hwm)
         try socket.setSendHighWaterMark(hwm)
         try socket.setLinger(milliseconds: 0)
+        try socket.setMaxMessageSize(bytes: Int64(maxMessageBytes) * 2)
         try security.secureServer(socket, endpoint: endpoint)
         try bind(socket, endpoint)
         return socket
@@ -30,6 +36,8 @@ struct BusSockets {
         try socket.setSendHighWaterMark(hwm)
         try socket.setReceiveHighWaterMark(hwm)
         try socket.setLinger(milliseconds: 500)
+        // What comes in on this side is subscriptions: a subscriber that sends more is dropped.
+        try socket.setMaxMessageSize(bytes: Self.maxSubscriptionBytes)
         if security.mode == .deployed {
             try socket.setXPubManual(true)
         } else {

@@ -18,6 +18,11 @@ let specs: [OptionSpec] = [
     OptionSpec("log-level", .choice(["debug", "info", "warning", "error"]), default: "info", help: "the least important log level written to stderr"),
     // libzmq takes the mark as a C int: a larger one is refused at start, not trapped on.
     OptionSpec("hwm", .count(0...Int(Int32.max)), default: "200000", help: "high-water mark of each side, in messages"),
+    // The same bound and default as every service's: a publication the consumers would refuse as
+    // too large still reaches them to be dead-lettered with the reason, up to twice the bound;
+    // beyond that libzmq drops the sender before the bus holds the frame.
+    OptionSpec.count("max-message-bytes", 1_024...64 * 1_024 * 1_024, default: Wire.defaultMaxFrameBytes,
+                     help: "publications larger than twice this are refused by the transport (set it as the services' --max-message-bytes)"),
 ] + SocketSecurity.specs
 let config = loadConfiguration(program: "bus", summary: "the Campus Café message bus (XSUB/XPUB proxy)", specs: specs)
 let logger = Logger(service: "bus", instance: config.string("instance"), minimum: Logger.Level(name: config.string("log-level")) ?? .info)
