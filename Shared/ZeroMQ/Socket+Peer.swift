@@ -65,11 +65,6 @@ extension Socket {
     /// XPUB in manual mode: unsubscribes the connection of the message received last from `prefix`.
     public func unsubscribe(bytes prefix: [UInt8]) throws(ZeroMQError) { try setBytesOption(ZMQ_UNSUBSCRIBE, prefix, "ZMQ_UNSUBSCRIBE") }
 
-    /// Whether this socket is a CURVE server.
-    public var isCurveServer: Bool { get throws(ZeroMQError) { try intOption(ZMQ_CURVE_SERVER, "ZMQ_CURVE_SERVER") != 0 } }
-
-    /// The security mechanism of this socket: 0 null, 1 plain, 2 curve.
-    public var mechanism: Int32 { get throws(ZeroMQError) { try intOption(ZMQ_MECHANISM, "ZMQ_MECHANISM") } }
 }
 
 /// Z85, the text form of CURVE keys (ZeroMQ RFC 32).

@@ -21,12 +21,6 @@ public struct Caller: Sendable, Equatable {
     public var name: String { principal?.name ?? "developer" }
     public var isDeveloper: Bool { principal == nil }
 
-    /// Whether the caller has one of `roles` (the developer has them all).
-    public func has(_ roles: Role...) -> Bool {
-        guard let role else { return true }
-        return roles.contains(role)
-    }
-
     /// The refusal every scope check answers with.
     public func forbidden(_ what: String) -> ServiceError {
         ServiceError(.forbidden, "\(name) (\(role?.rawValue ?? "developer")) may not \(what)")

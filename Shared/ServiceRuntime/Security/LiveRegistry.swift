@@ -12,7 +12,6 @@ public final class LiveRegistry: @unchecked Sendable {
     public let folder: KeyFolder
     private let state: Mutex<(registry: KeyRegistry, stamp: FileStamp?)>
     private let hangup = Atomic<Bool>(false)
-    private let reloadCount = Atomic<Int>(0)
     private var signalSource: DispatchSourceSignal?
     private var observers: [(KeyRegistry, KeyRegistry) -> Void] = []
 
@@ -22,17 +21,8 @@ public final class LiveRegistry: @unchecked Sendable {
         state = Mutex((try folder.registry(), stamp))
     }
 
-    /// An in-memory registry (tests and tools that do not watch a file).
-    public init(registry: KeyRegistry) {
-        folder = KeyFolder("")
-        state = Mutex((registry, nil))
-    }
-
     /// The registry as of now.
     public var current: KeyRegistry { state.withLock { $0.registry } }
-
-    /// How many times the registry was replaced since start.
-    public var reloads: Int { reloadCount.load(ordering: .relaxed) }
 
     /// Calls `observer(old, new)` on the reactor thread after each reload that changed the registry.
     public func onChange(_ observer: @escaping (KeyRegistry, KeyRegistry) -> Void) { observers.append(observer) }
@@ -50,7 +40,6 @@ public final class LiveRegistry: @unchecked Sendable {
     /// Re-reads the registry when SIGHUP came or its file changed. Returns whether it was replaced.
     @discardableResult
     public func reloadIfNeeded(logger: Logger) -> Bool {
-        guard !folder.path.isEmpty else { return false }
         let signalled = hangup.exchange(false, ordering: .acquiring)
         let stamp = FileStamp(path: folder.registryPath)
         let (old, changed) = state.withLock { ($0.registry, $0.stamp != stamp) }
@@ -58,7 +47,6 @@ public final class LiveRegistry: @unchecked Sendable {
         do {
             let fresh = try folder.registry()
             state.withLock { $0 = (fresh, stamp) }
-            reloadCount.add(1, ordering: .relaxed)
             let removed = old.principals.filter { fresh.principal(key: $0.publicKey)?.name != $0.name }.map(\.name)
             logger.info("key registry reloaded", ["keys.count": "\(fresh.principals.count)", "keys.revoked": removed.joined(separator: ","),
                                                   "reason": signalled ? "SIGHUP" : "file changed"])
@@ -70,17 +58,6 @@ public final class LiveRegistry: @unchecked Sendable {
             logger.error("key registry not reloaded; keeping the last good one", ["error": error.message, "keys.path": folder.registryPath])
             return false
         }
-    }
-
-    /// Replaces the registry (in-memory registries in tests).
-    public func replace(with registry: KeyRegistry) {
-        let old = state.withLock { state in
-            let old = state.registry
-            state.registry = registry
-            return old
-        }
-        reloadCount.add(1, ordering: .relaxed)
-        if old != registry { observers.forEach { $0(old, registry) } }
     }
 }
 
