@@ -9,7 +9,7 @@ import TestSupport
 /// Bob's), a kiosk and a kitchen at Caffè Macs and at Macs Coffee, and the operator.
 enum Keys {
     static func make(_ name: String, _ role: Role, device: String? = nil, user: String? = nil, cafe: String? = nil) -> Caller {
-        Caller(principal: Principal(name: name, role: role, publicKey: String(repeating: "k", count: 40), deviceId: device, userId: user, cafeId: cafe))
+        Callers.make(name, role, device: device, user: user, cafe: cafe)
     }
 
     static let ann = make("phone-ann", .phone, device: "phone-ann", user: "ann")

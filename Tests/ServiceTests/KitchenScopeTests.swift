@@ -1,6 +1,7 @@
 import KitchenCore
 import Messages
 import Testing
+import TestSupport
 
 /// KitchenScope's rules, table-driven: a kitchen sees and acts on its café's tickets only; the
 /// operator sees every café.

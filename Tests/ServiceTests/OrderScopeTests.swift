@@ -1,13 +1,10 @@
 import Messages
 import OrderCore
 import Testing
+import TestSupport
 
 /// The callers the scope tests act as: keys as the registry would hold them.
-enum Callers {
-    static func make(_ name: String, _ role: Role, device: String? = nil, user: String? = nil, cafe: String? = nil) -> Caller {
-        Caller(principal: Principal(name: name, role: role, publicKey: String(repeating: "k", count: 40), deviceId: device, userId: user, cafeId: cafe))
-    }
-
+extension Callers {
     static let annPhone = make("phone-ann", .phone, device: "phone-1", user: "ann")
     static let bobPhone = make("phone-bob", .phone, device: "phone-2", user: "bob")
     static let macsKiosk = make("kiosk-macs", .kiosk, cafe: "caffe-macs")
@@ -15,8 +12,7 @@ enum Callers {
     static let macsKitchen = make("kitchen-macs", .kitchen, cafe: "caffe-macs")
     static let parmerKitchen = make("kitchen-parmer", .kitchen, cafe: "parmer-lane-5")
     static let operatorKey = make("operator", .operator)
-    static let service = Caller(principal: Principal(name: "notification-service", role: .service, publicKey: String(repeating: "k", count: 40),
-                                                     service: "notification-service"))
+    static let notificationService = make("notification-service", .service, service: "notification-service")
 }
 
 /// OrderScope's rules, table-driven: who may act on whose orders, decided from the key. Every
@@ -80,7 +76,7 @@ struct OrderScopeTests {
         ("kitchen at the café", C.macsKitchen, F.order(.accepted), true),
         ("kitchen of another café", C.parmerKitchen, F.order(.accepted), false),
         ("operator", C.operatorKey, F.order(.accepted), true),
-        ("a service", C.service, F.order(.accepted), false),
+        ("a service", C.notificationService, F.order(.accepted), false),
     ])
     func reach(_ name: String, caller: Caller, order: OrderSnapshot, allowed: Bool) {
         let error = refusal { () throws(ServiceError) in try OrderScope.reach(order, id: order.orderId, caller: caller, to: "read") }

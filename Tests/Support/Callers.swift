@@ -5,18 +5,23 @@ import Messages
 public enum Callers {
     public static let key = String(repeating: "0", count: 40)
 
+    /// Any principal: `name` with `role` and the scope given.
+    public static func make(_ name: String, _ role: Role, device: String? = nil, user: String? = nil, cafe: String? = nil, service: String? = nil) -> Caller {
+        Caller(principal: Principal(name: name, role: role, publicKey: key, service: service, deviceId: device, userId: user, cafeId: cafe))
+    }
+
     /// A phone acting for `device` and `user` (by default the device's own user).
     public static func phone(_ device: String, user: String? = nil) -> Caller {
-        Caller(principal: Principal(name: "phone-\(device)", role: .phone, publicKey: key, deviceId: device, userId: user ?? "user-\(device)"))
+        make("phone-\(device)", .phone, device: device, user: user ?? "user-\(device)")
     }
 
     /// An instance of a platform service.
     public static func service(_ service: String, instance: String? = nil) -> Caller {
-        Caller(principal: Principal(name: instance ?? service, role: .service, publicKey: key, service: service))
+        make(instance ?? service, .service, service: service)
     }
 
-    public static let gateway = Caller(principal: Principal(name: "gateway-hall", role: .gateway, publicKey: key))
-    public static let `operator` = Caller(principal: Principal(name: "operator", role: .operator, publicKey: key))
-    public static let kiosk = Caller(principal: Principal(name: "kiosk-macs", role: .kiosk, publicKey: key, cafeId: "caffe-macs"))
-    public static let kitchen = Caller(principal: Principal(name: "kitchen-macs", role: .kitchen, publicKey: key, cafeId: "caffe-macs"))
+    public static let gateway = make("gateway-hall", .gateway)
+    public static let `operator` = make("operator", .operator)
+    public static let kiosk = make("kiosk-macs", .kiosk, cafe: "caffe-macs")
+    public static let kitchen = make("kitchen-macs", .kitchen, cafe: "caffe-macs")
 }
