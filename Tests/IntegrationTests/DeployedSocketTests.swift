@@ -48,6 +48,33 @@ struct DeployedSocketTests {
         }
     }
 
+    @Test("a refused key that keeps coming back is logged once per 10 s, with the count, not once per attempt")
+    func refusedHandshakesDoNotFloodTheLog() throws {
+        let platform = try Platform(security: .deployed)
+        defer { platform.stop() }
+        try platform.start(busAnd: ["kitchen-display"])
+        let context = try Context()
+        let stranger = try Self.stranger(of: platform)
+        // Six connections with the same unknown key, one after another, as a client retrying would.
+        var sockets: [Socket] = []
+        defer { sockets.forEach { $0.close() } }
+        for _ in 0..<6 {
+            let socket = try Socket(context, .req)
+            try socket.setLinger(milliseconds: 0)
+            try stranger.secureClient(socket, server: "kitchen-display")
+            try socket.connect(platform.endpoint("kitchen-display"))
+            sockets.append(socket)
+        }
+        let health = try platform.client("kitchen-display", as: "operator", context: context)
+        defer { health.close() }
+        _ = try eventually("every handshake refused") { () -> Bool? in
+            let refused = Int(try health.call(Op.health, Empty(), as: HealthStatus.self).details["zap.refused"] ?? "0") ?? 0
+            return refused >= 6 ? true : nil
+        }
+        let lines = platform.log("kitchen-display").components(separatedBy: "\n").filter { $0.contains("handshake refused") }
+        #expect(lines.count == 1, "\(lines)")
+    }
+
     @Test("a key revoked while connected: its next request is refused after SIGHUP, and it cannot connect again")
     func revokedKeyOnOpenSession() throws {
         let platform = try Platform(security: .deployed)

@@ -24,6 +24,9 @@ public final class ZAPHandler: @unchecked Sendable {
     /// of the same key (the bus's subscription ledger mirrors libzmq's per-connection record).
     private let sessionCount = Atomic<Int>(0)
     private var thread: Thread?
+    /// When each refusal was last logged, and how many since (ZAP thread only).
+    private var lastWarned: [String: Double] = [:]
+    private var unwarned: [String: Int] = [:]
     /// ZAP domains whose sockets admit only some roles (the bus's capture socket: operators).
     private let admitted = Mutex<[String: Set<Role>]>([:])
 
@@ -105,25 +108,43 @@ public final class ZAPHandler: @unchecked Sendable {
         let address = String(decoding: frames[3], as: UTF8.self)
         guard frames[5] == Data("CURVE".utf8), frames.count == 7, let key = Z85.encodeKey(frames[6]) else {
             refusedCount.add(1, ordering: .relaxed)
-            logger.warning("handshake refused", ["reason": "not CURVE", "peer.address": address])
+            warnRefused("not CURVE", who: address, ["peer.address": address])
             return reply("400", "CURVE required")
         }
         guard let principal = registry.current.principal(key: key) else {
             refusedCount.add(1, ordering: .relaxed)
-            logger.warning("handshake refused", ["reason": "unknown key", "key": key, "peer.address": address])
+            warnRefused("unknown key", who: key, ["key": key, "peer.address": address])
             return reply("400", "unknown key")
         }
         let domain = String(decoding: frames[2], as: UTF8.self)
         if let roles = admitted.withLock({ $0[domain] }), !roles.contains(principal.role) {
             refusedCount.add(1, ordering: .relaxed)
-            logger.warning("handshake refused", ["reason": "role not admitted", "principal": principal.name, "role": principal.role.rawValue,
-                                                 "zap.domain": domain, "peer.address": address])
+            warnRefused("role not admitted", who: principal.name, ["principal": principal.name, "role": principal.role.rawValue,
+                                                                  "zap.domain": domain, "peer.address": address])
             return reply("400", "role not admitted")
         }
         acceptedCount.add(1, ordering: .relaxed)
         let session = sessionCount.add(1, ordering: .relaxed).newValue
         logger.debug("handshake accepted", ["principal": principal.name, "role": principal.role.rawValue, "peer.address": address])
         return reply("200", "OK", user: principal.name, metadata: Self.metadata(["X-Key": key, "X-Session": String(session)]))
+    }
+
+    /// Logs a refused handshake at most once per 10 s per reason and key (or address): a refused
+    /// client reconnects every fraction of a second and must not flood the log. The line says how
+    /// many were refused since the last. Runs on the ZAP thread only.
+    private func warnRefused(_ reason: String, who: String, _ metadata: [String: String]) {
+        let key = reason + "\u{1}" + who
+        let now = Reactor.monotonic()
+        if let last = lastWarned[key], now - last < 10 {
+            unwarned[key, default: 0] += 1
+            return
+        }
+        if lastWarned.count >= 1_024 { lastWarned.removeAll() }
+        lastWarned[key] = now
+        var line = metadata
+        line["reason"] = reason
+        line["refused.unlogged"] = "\(unwarned.removeValue(forKey: key) ?? 0)"
+        logger.warning("handshake refused", line)
     }
 
     /// ZMTP metadata: per property a one-byte name length, the name, a four-byte big-endian value
