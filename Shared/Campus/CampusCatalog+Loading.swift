@@ -4,6 +4,12 @@ import Messages
 extension CampusCatalog {
     /// The largest radius App Clip location confirmation accepts (Apple's limit).
     public static let maxConfirmationRadius = 500.0
+    /// The widest approach area: beyond it a walk says little about when someone arrives.
+    public static let maxApproachRadius = 3000.0
+    /// Prep times and walks are bounded: an hour to make one item, half an hour to walk in.
+    public static let prepSecondsRange = 1...3600
+    public static let modifierPrepSecondsRange = 0...1800
+    public static let walkSecondsRange = 10...1800
 
     /// Reads and validates the catalog at `path`.
     public static func load(path: String) throws -> CampusCatalog {
@@ -78,6 +84,14 @@ extension CampusCatalog {
             }
             guard (1...10_000).contains(cafe.pickup.capacity) else { throw fail("\(at).pickup.capacity", "\(cafe.pickup.capacity) must be 1…10000") }
             guard (0...240).contains(cafe.pickup.graceMinutes) else { throw fail("\(at).pickup.graceMinutes", "\(cafe.pickup.graceMinutes) must be 0…240") }
+            if let approach = cafe.approach {
+                guard approach.radius > cafe.confirmationRadius, approach.radius <= Self.maxApproachRadius else {
+                    throw fail("\(at).approach.radius", "\(approach.radius) m must be wider than the confirmation radius (\(cafe.confirmationRadius) m) and at most \(Int(Self.maxApproachRadius)) m")
+                }
+                guard Self.walkSecondsRange.contains(approach.walkSeconds) else {
+                    throw fail("\(at).approach.walkSeconds", "\(approach.walkSeconds) must be \(Self.walkSecondsRange.lowerBound)…\(Self.walkSecondsRange.upperBound)")
+                }
+            }
             var itemIDs = Set<String>()
             for (i, item) in cafe.menu.enumerated() {
                 let itemAt = "\(at).menu[\(i)]"
@@ -85,10 +99,16 @@ extension CampusCatalog {
                 guard !item.name.isEmpty else { throw fail("\(itemAt).name", "must not be empty") }
                 guard item.price >= 0, item.price <= 10_000_000 else { throw fail("\(itemAt).price", "\(item.price) must be 0…10000000 minor units") }
                 guard stationIDs.contains(item.station) else { throw fail("\(itemAt).station", "no station \"\(item.station)\" in café \(cafe.id)") }
+                guard Self.prepSecondsRange.contains(item.prepSeconds) else {
+                    throw fail("\(itemAt).prepSeconds", "\(item.prepSeconds) must be \(Self.prepSecondsRange.lowerBound)…\(Self.prepSecondsRange.upperBound) seconds")
+                }
                 var modifierIDs = Set<String>()
                 for (m, modifier) in item.modifiers.enumerated() {
                     guard Self.isIdentifier(modifier.id), modifierIDs.insert(modifier.id).inserted else { throw fail("\(itemAt).modifiers[\(m)].id", "\"\(modifier.id)\" is not a unique identifier") }
                     guard modifier.price >= 0, modifier.price <= 10_000_000 else { throw fail("\(itemAt).modifiers[\(m)].price", "\(modifier.price) must be 0…10000000 minor units") }
+                    if let extra = modifier.prepSeconds, !Self.modifierPrepSecondsRange.contains(extra) {
+                        throw fail("\(itemAt).modifiers[\(m)].prepSeconds", "\(extra) must be \(Self.modifierPrepSecondsRange.lowerBound)…\(Self.modifierPrepSecondsRange.upperBound) seconds")
+                    }
                 }
             }
             guard !cafe.menu.isEmpty else { throw fail("\(at).menu", "at least one item is needed") }

@@ -43,6 +43,16 @@ public struct Cafe: Codable, Sendable, Equatable {
     public var hours: [OpeningHours]
     public var pickup: PickupPolicy
     public var menu: [MenuItem]
+    /// The circle around the café whose entering tells the kitchen a customer is on the way
+    /// (region-monitor's `<id>.approach` condition), with the walk from its edge to the counter.
+    /// Nil: the café is paced only by arrival at its beacons.
+    public var approach: ApproachArea?
+    /// Whether the kitchen paces this café's app orders by where the customer is (default true);
+    /// false fires them by the pickup window alone.
+    public var pacing: Bool?
+
+    /// Whether the kitchen paces this café's app orders by the customer's approach and arrival.
+    public var isPaced: Bool { pacing ?? true }
 
     public func item(_ id: String) -> MenuItem? { menu.first { $0.id == id } }
     public func station(minor: Int) -> Station? { stations.first { $0.minor == minor } }
@@ -90,7 +100,15 @@ public struct MenuItem: Codable, Sendable, Equatable {
     public var name: String
     public var price: Int64
     public var station: String
+    /// Seconds the station needs to make one (the kitchen fires a ticket its longest prep time
+    /// before the order's target ready time).
+    public var prepSeconds: Int
     public var modifiers: [Modifier]
+
+    /// Seconds to make one with these modifiers: the item's prep time plus what each adds.
+    public func prepSeconds(modifiers chosen: [String]) -> Int {
+        prepSeconds + modifiers.filter { chosen.contains($0.id) }.reduce(0) { $0 + ($1.prepSeconds ?? 0) }
+    }
 }
 
 /// An option on an item ("oat milk"), with the amount it adds in minor units.
@@ -98,4 +116,15 @@ public struct Modifier: Codable, Sendable, Equatable {
     public var id: String
     public var name: String
     public var price: Int64
+    /// Seconds it adds to the item's prep time (none when left out).
+    public var prepSeconds: Int?
+}
+
+/// A café's approach area: a circle around the café, wider than its confirmation radius, and the
+/// usual walk from its edge to the counter.
+public struct ApproachArea: Codable, Sendable, Equatable {
+    /// Metres from the café's center.
+    public var radius: Double
+    /// Seconds a customer usually takes from the circle's edge to the counter.
+    public var walkSeconds: Int
 }

@@ -8,6 +8,8 @@ public enum EventBody: Sendable, Equatable {
     case purged(LocationPurged)
     case order(OrderEvent)
     case kitchen(KitchenEvent)
+    case paced(KitchenPacing)
+    case availability(MenuAvailability)
     case notification(DeviceNotification)
     case heartbeat(Heartbeat)
     case deadLetter(DeadLetter)
@@ -31,6 +33,14 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
     case orderArrived = "order.arrived"
     /// A guest's App Clip orders moved to the account they signed in with (the state is unchanged).
     case orderClaimed = "order.claimed"
+    /// The customer entered the café's approach area: the kitchen may pace the order (no transition).
+    case orderApproaching = "order.approaching"
+    /// An accepted or preparing order is past its window end plus grace: escalated, never closed (no transition).
+    case orderOverdue = "order.overdue"
+    /// The kitchen set or moved an order's target ready time and its tickets' fire times.
+    case kitchenPaced = "kitchen.paced"
+    /// An item was marked unavailable at a café ("86'd") or back on.
+    case menuAvailability = "menu.availability"
     case kitchenStarted = "kitchen.started"
     case kitchenBumped = "kitchen.bumped"
     case kitchenReady = "kitchen.ready"
@@ -60,6 +70,7 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
              (.regionEvent, .region), (.regionNearest, .nearest), (.regionPurged, .purged),
              (.orderPlaced, .order), (.orderAccepted, .order), (.orderPreparing, .order), (.orderReady, .order),
              (.orderPickedUp, .order), (.orderCancelled, .order), (.orderNoShow, .order), (.orderArrived, .order), (.orderClaimed, .order),
+             (.orderApproaching, .order), (.orderOverdue, .order), (.kitchenPaced, .paced), (.menuAvailability, .availability),
              (.kitchenStarted, .kitchen), (.kitchenBumped, .kitchen), (.kitchenReady, .kitchen), (.kitchenRecalled, .kitchen),
              (.notifyDelivery, .notification), (.notifyUndeliverable, .notification),
              (.heartbeat, .heartbeat), (.deadLetter, .deadLetter):
@@ -77,8 +88,11 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
         case .regionEvent: .region(try container.decode(RegionEvent.self, forKey: key))
         case .regionNearest: .nearest(try container.decode(NearestBeacon.self, forKey: key))
         case .regionPurged: .purged(try container.decode(LocationPurged.self, forKey: key))
-        case .orderPlaced, .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderCancelled, .orderNoShow, .orderArrived, .orderClaimed:
+        case .orderPlaced, .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderCancelled, .orderNoShow, .orderArrived, .orderClaimed,
+             .orderApproaching, .orderOverdue:
             .order(try container.decode(OrderEvent.self, forKey: key))
+        case .kitchenPaced: .paced(try container.decode(KitchenPacing.self, forKey: key))
+        case .menuAvailability: .availability(try container.decode(MenuAvailability.self, forKey: key))
         case .kitchenStarted, .kitchenBumped, .kitchenReady, .kitchenRecalled:
             .kitchen(try container.decode(KitchenEvent.self, forKey: key))
         case .notifyDelivery, .notifyUndeliverable: .notification(try container.decode(DeviceNotification.self, forKey: key))
@@ -99,6 +113,8 @@ extension EventBody {
         case .purged(let b): try container.encode(b, forKey: key)
         case .order(let b): try container.encode(b, forKey: key)
         case .kitchen(let b): try container.encode(b, forKey: key)
+        case .paced(let b): try container.encode(b, forKey: key)
+        case .availability(let b): try container.encode(b, forKey: key)
         case .notification(let b): try container.encode(b, forKey: key)
         case .heartbeat(let b): try container.encode(b, forKey: key)
         case .deadLetter(let b): try container.encode(b, forKey: key)

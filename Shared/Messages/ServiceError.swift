@@ -78,6 +78,10 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let invalidIdempotencyKey: ErrorCode = "order.invalidIdempotencyKey"
     public static let unknownOrder: ErrorCode = "order.unknown"
     public static let illegalTransition: ErrorCode = "order.illegalTransition"
+    /// An item marked unavailable at the café (86'd); the message names it.
+    public static let itemUnavailable: ErrorCode = "order.itemUnavailable"
+    /// A catalog that did not read or validate: the service keeps the one it has.
+    public static let catalogInvalid: ErrorCode = "catalog.invalid"
     /// A customer acting on an order that is not theirs.
     public static let notOrderOwner: ErrorCode = "order.notOwner"
     /// region-monitor did not answer the location confirmation an App Clip payment waits for.

@@ -22,6 +22,7 @@ public enum StreamOwners {
         "device": "beacon-ingest",
         "region": "region-monitor",
         "order": "order-service",
+        "menu": "order-service",
         "kitchen": "kitchen-display",
         "notify": "notification-service",
     ]
@@ -36,8 +37,10 @@ public enum StreamOwners {
         case .locationFix: "location"
         case .deviceStatus: "device"
         case .regionEvent, .regionNearest, .regionPurged: "region"
-        case .orderPlaced, .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderCancelled, .orderNoShow, .orderArrived, .orderClaimed: "order"
-        case .kitchenStarted, .kitchenBumped, .kitchenReady, .kitchenRecalled: "kitchen"
+        case .orderPlaced, .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderCancelled, .orderNoShow, .orderArrived, .orderClaimed,
+             .orderApproaching, .orderOverdue: "order"
+        case .menuAvailability: "menu"
+        case .kitchenStarted, .kitchenBumped, .kitchenReady, .kitchenRecalled, .kitchenPaced: "kitchen"
         case .notifyDelivery, .notifyUndeliverable: "notify"
         case .heartbeat: "heartbeat"
         case .deadLetter: "deadletter"

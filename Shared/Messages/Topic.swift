@@ -29,6 +29,8 @@ public enum Topic {
     public static func order(state: String, cafe: String) -> String { make("order", state, cafe) }
     /// `kitchen.<event>.<cafe>.`, e.g. `kitchen.ready.macs.`.
     public static func kitchen(event: String, cafe: String) -> String { make("kitchen", event, cafe) }
+    /// `menu.availability.<cafe>.`: an item 86'd or back on at a café.
+    public static func menuAvailability(cafe: String) -> String { make("menu", "availability", cafe) }
     public static func notifyDelivery(device: String) -> String { make("notify", "delivery", device) }
     public static let notifyUndeliverable = "notify.undeliverable."
     public static func heartbeat(source: String) -> String { make("heartbeat", source) }

@@ -12,7 +12,7 @@ public enum MessageCatalog {
 
     /// One catalog entry. `orderCancelled` has a second form that gives the reason.
     public enum Message: String, Sendable, CaseIterable {
-        case orderReady, orderCancelled, orderCancelledWithReason, pickupReminder, noShow, regionReminder
+        case orderReady, orderCancelled, orderCancelledWithReason, pickupReminder, noShow, regionReminder, orderDelayed, orderLate
     }
 
     /// The languages every message exists in; anything else falls back to English.
@@ -61,6 +61,20 @@ public enum MessageCatalog {
             "es": Text(title: "Recordatorio en {cafe}", body: "{text}"),
             "ja": Text(title: "{cafe}でのリマインダー", body: "{text}"),
         ],
+        .orderDelayed: [
+            "en": Text(title: "A moment longer", body: "Your order from {cafe} needs a moment longer. We'll tell you as soon as it is ready."),
+            "de": Text(title: "Noch einen Moment", body: "Deine Bestellung von {cafe} braucht noch einen Moment. Wir sagen dir Bescheid, sobald sie fertig ist."),
+            "fr": Text(title: "Encore un instant", body: "Votre commande de {cafe} a besoin d'un instant de plus. Nous vous préviendrons dès qu'elle sera prête."),
+            "es": Text(title: "Un momento más", body: "Tu pedido de {cafe} necesita un momento más. Te avisaremos en cuanto esté listo."),
+            "ja": Text(title: "もう少々お待ちください", body: "{cafe}のご注文はもう少し時間がかかります。準備ができ次第お知らせします。"),
+        ],
+        .orderLate: [
+            "en": Text(title: "Your order is running late", body: "Your order from {cafe} for {time} is running late. We'll tell you as soon as it is ready."),
+            "de": Text(title: "Deine Bestellung verspätet sich", body: "Deine Bestellung von {cafe} für {time} verspätet sich. Wir sagen dir Bescheid, sobald sie fertig ist."),
+            "fr": Text(title: "Votre commande a du retard", body: "Votre commande de {cafe} pour {time} a du retard. Nous vous préviendrons dès qu'elle sera prête."),
+            "es": Text(title: "Tu pedido va con retraso", body: "Tu pedido de {cafe} para {time} va con retraso. Te avisaremos en cuanto esté listo."),
+            "ja": Text(title: "ご注文が遅れています", body: "{time}の{cafe}のご注文が遅れています。準備ができ次第お知らせします。"),
+        ],
     ]
 
     /// The catalog language of a BCP 47 tag or locale ("de-CH", "de_CH" → "de"); nil when the
@@ -89,6 +103,8 @@ public enum MessageCatalog {
         case .pickupReminder: .pickupReminder
         case .noShow: .noShow
         case .regionReminder: .regionReminder
+        case .orderDelayed: .orderDelayed
+        case .orderLate: .orderLate
         }
         return render(message, language: language, values: ["cafe": cafe, "time": time, "reason": reason ?? "", "text": text ?? ""])
     }

@@ -65,6 +65,7 @@ public final class NotificationComposer {
         switch kind {
         case .orderReady, .pickupReminder: order.pickupEnd
         case .orderCancelled, .noShow: order.pickupEnd.adding(seconds: afterWindowSeconds)
+        case .orderDelayed, .orderLate: order.pickupEnd.adding(seconds: afterWindowSeconds)
         case .regionReminder: nil
         }
     }

@@ -52,7 +52,8 @@ public enum OrderPlacement {
             channel: request.channel, userId: request.userId, deviceId: request.deviceId, state: .placed,
             lines: checked.lines, total: checked.total, pickupStart: start,
             pickupEnd: start.adding(seconds: PickupCalendar(cafe: cafe).windowSeconds), placedAt: now, customerHere: false,
-            clipCode: request.clip?.url)
+            clipCode: request.clip?.url, paced: cafe.isPaced,
+            noShowAt: start.adding(seconds: PickupCalendar(cafe: cafe).windowSeconds + Double(cafe.pickup.graceMinutes * 60)))
         var effects = OrderEffects(order: placed, at: now)
         effects.placement = OrderPlacementRecord(reservationId: request.reservationId, paymentToken: request.paymentToken)
         effects.audit.append(OrderAudit(orderId: orderId, from: nil, to: .placed, actor: .customer, reason: nil, at: now))

@@ -37,8 +37,11 @@ public enum Pricing {
             }
             let (lineTotal, overflow) = unit.multipliedReportingOverflow(by: Int64(request.quantity))
             guard !overflow else { throw ServiceError(.invalidQuantity, "items[\(index)]: amount overflows") }
+            // A station makes a line's units side by side (a grill holds several patties), so
+            // the line takes one unit's prep time, its modifiers included.
             lines.append(OrderLine(itemId: item.id, name: item.name, quantity: request.quantity, modifiers: names,
-                                   station: item.station, unitPrice: unit, lineTotal: lineTotal))
+                                   station: item.station, unitPrice: unit, lineTotal: lineTotal,
+                                   prepSeconds: item.prepSeconds(modifiers: modifierIDs)))
             let (sum, totalOverflow) = total.addingReportingOverflow(lineTotal)
             guard !totalOverflow else { throw ServiceError(.invalidQuantity, "items[\(index)]: the order total overflows") }
             total = sum

@@ -29,6 +29,8 @@ public enum OpAccess {
         Op.locationConfirm: Rule(roles: [.phone, .service, .operator], scope: "phone: its own device; service: order-service's App Clip check only; operator: any device"),
 
         Op.menuGet: Rule(roles: [.phone, .kiosk, .operator], scope: "phone: its own user and device; kiosk: its café"),
+        Op.menuAvailabilitySet: Rule(roles: [.kitchen, .operator], scope: "kitchen: items at its café; operator: any café"),
+        Op.catalogReload: Rule(roles: [.operator], scope: "order-service, region-monitor, notification-service"),
         Op.preferenceSet: Rule(roles: [.phone], scope: "its own user"),
         Op.preferenceGet: Rule(roles: [.phone, .operator], scope: "phone: its own user"),
         Op.windowsList: Rule(roles: [.phone, .kiosk, .operator], scope: "kiosk: its café"),

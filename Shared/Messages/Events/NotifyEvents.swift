@@ -10,6 +10,10 @@ public enum NotificationKind: String, Codable, Sendable, CaseIterable {
     case noShow
     /// A reminder the user set for a café, delivered when the device arrives there.
     case regionReminder
+    /// The kitchen took a ready order back ("a moment longer"); the next ready notifies again.
+    case orderDelayed
+    /// The order is past its window and grace and not ready yet ("running late"); once per order.
+    case orderLate
 }
 
 /// `notify.delivery` on `notify.delivery.<device>.`: a notification for one device, text already

@@ -27,8 +27,13 @@ public struct OrderLine: Codable, Sendable, Equatable {
     /// Price of one, modifiers included, in the currency's minor units.
     public var unitPrice: Int64
     public var lineTotal: Int64
+    /// Seconds the station needs for this line, modifiers included, from the catalog the order
+    /// was placed under (a reload later does not change an open order). Nil on orders placed
+    /// before prep times existed: the kitchen fires those at once.
+    public var prepSeconds: Int?
 
-    public init(itemId: String, name: String, quantity: Int, modifiers: [String], station: String, unitPrice: Int64, lineTotal: Int64) {
+    public init(itemId: String, name: String, quantity: Int, modifiers: [String], station: String, unitPrice: Int64, lineTotal: Int64,
+                prepSeconds: Int? = nil) {
         self.itemId = itemId
         self.name = name
         self.quantity = quantity
@@ -36,14 +41,17 @@ public struct OrderLine: Codable, Sendable, Equatable {
         self.station = station
         self.unitPrice = unitPrice
         self.lineTotal = lineTotal
+        self.prepSeconds = prepSeconds
     }
 
     /// The quantities an order event may carry: kitchen-display adds them up per day, so a
     /// publisher on the bus must not hand it one near `Int.max`. Far above what order-service
     /// sells (`Pricing.maxQuantity`).
     public static let quantityRange = 1...1_000
+    /// The prep times an order event may carry: the kitchen adds them to clocks.
+    public static let prepSecondsRange = 0...7_200
 
-    enum CodingKeys: String, CodingKey { case itemId, name, quantity, modifiers, station, unitPrice, lineTotal }
+    enum CodingKeys: String, CodingKey { case itemId, name, quantity, modifiers, station, unitPrice, lineTotal, prepSeconds }
 
     /// `quantity` within `quantityRange`.
     public init(from decoder: any Decoder) throws {
@@ -55,6 +63,7 @@ public struct OrderLine: Codable, Sendable, Equatable {
         station = try c.decode(String.self, forKey: .station)
         unitPrice = try c.decode(Int64.self, forKey: .unitPrice)
         lineTotal = try c.decode(Int64.self, forKey: .lineTotal)
+        prepSeconds = try c.decodeIfPresent(Int.self, forKey: .prepSeconds, in: Self.prepSecondsRange)
     }
 }
 
@@ -81,8 +90,26 @@ public struct OrderSnapshot: Codable, Sendable, Equatable {
     public var customerHere: Bool
     /// For an App Clip order: the URL of the code scanned at the café, confirmed by region-monitor.
     public var clipCode: String?
+    /// Whether the kitchen paces this order by where its customer is (the café's `pacing`, as
+    /// the catalog said when the order was placed). Nil means true.
+    public var paced: Bool?
+    /// When the customer entered the café's approach area (`order.approaching`); nil until then.
+    public var approachedAt: Timestamp?
+    /// When the customer is expected at the counter: approach plus the café's walk.
+    public var expectedArrivalAt: Timestamp?
+    /// When order-service escalated the order as overdue (`order.overdue`): not ready by the
+    /// end of its window plus grace.
+    public var overdueAt: Timestamp?
+    /// How many times the kitchen recalled the order after it was ready (ready → preparing).
+    /// Each ready after a recall notifies again under the same collapse id.
+    public var recalls: Int?
+    /// When the café no longer counts it a no-show-in-waiting: the end of its window plus the
+    /// café's grace. A ready notification is worth delivering until then.
+    public var noShowAt: Timestamp?
 
-    public init(orderId: String, cafeId: String, cafeName: String, timeZone: String, currency: String, channel: OrderChannel, userId: String?, deviceId: String?, state: OrderState, lines: [OrderLine], total: Int64, pickupStart: Timestamp, pickupEnd: Timestamp, placedAt: Timestamp, customerHere: Bool, clipCode: String? = nil) {
+    public init(orderId: String, cafeId: String, cafeName: String, timeZone: String, currency: String, channel: OrderChannel, userId: String?, deviceId: String?, state: OrderState, lines: [OrderLine], total: Int64, pickupStart: Timestamp, pickupEnd: Timestamp, placedAt: Timestamp, customerHere: Bool, clipCode: String? = nil,
+                paced: Bool? = nil, approachedAt: Timestamp? = nil, expectedArrivalAt: Timestamp? = nil, overdueAt: Timestamp? = nil, recalls: Int? = nil,
+                noShowAt: Timestamp? = nil) {
         self.orderId = orderId
         self.cafeId = cafeId
         self.cafeName = cafeName
@@ -99,11 +126,18 @@ public struct OrderSnapshot: Codable, Sendable, Equatable {
         self.placedAt = placedAt
         self.customerHere = customerHere
         self.clipCode = clipCode
+        self.paced = paced
+        self.approachedAt = approachedAt
+        self.expectedArrivalAt = expectedArrivalAt
+        self.overdueAt = overdueAt
+        self.recalls = recalls
+        self.noShowAt = noShowAt
     }
 }
 
 /// `order.<state>` on `order.<state>.<cafe>.`: an order changed state (or, for `order.arrived`,
-/// its customer arrived). Durable stream `order`.
+/// `order.approaching`, `order.overdue` and `order.claimed`, changed without a transition: its
+/// customer arrived or came near, it ran late, it moved to an account). Durable stream `order`.
 public struct OrderEvent: Codable, Sendable, Equatable {
     public var order: OrderSnapshot
     /// The state before this transition; nil for `order.placed`.

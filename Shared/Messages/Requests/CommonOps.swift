@@ -118,4 +118,6 @@ public enum Op {
     public static let kdsRush = "kds.rush"
     public static let kdsOrders = "kds.orders"
     public static let kdsCounts = "kds.counts"
+    public static let menuAvailabilitySet = "menu.availability.set"
+    public static let catalogReload = "catalog.reload"
 }

@@ -9,6 +9,12 @@ public enum TicketState: String, Codable, Sendable, CaseIterable {
     public var isOpen: Bool { self == .new || self == .inProgress }
 }
 
+/// Whether an open ticket should be cooking yet: `hold` before its fire time (the screen counts
+/// down), `fire` from then on. A chef may start a held ticket early.
+public enum FiringState: String, Codable, Sendable, CaseIterable {
+    case hold, fire
+}
+
 /// How long a ticket has waited, as the screen colours it.
 public enum AgeColour: String, Codable, Sendable, CaseIterable {
     case green, yellow, red
@@ -69,10 +75,13 @@ public struct TicketLine: Codable, Sendable, Equatable {
     public var name: String
     public var quantity: Int
     public var modifiers: [String]
-    public init(name: String, quantity: Int, modifiers: [String]) {
+    /// Seconds to make this line, from the order (nil on orders placed before prep times).
+    public var prepSeconds: Int?
+    public init(name: String, quantity: Int, modifiers: [String], prepSeconds: Int? = nil) {
         self.name = name
         self.quantity = quantity
         self.modifiers = modifiers
+        self.prepSeconds = prepSeconds
     }
 }
 
@@ -96,10 +105,25 @@ public struct TicketView: Codable, Sendable, Equatable {
     /// Seconds waited: until now while open, until the bump once bumped. Filled in replies.
     public var ageSeconds: Int?
     public var colour: AgeColour?
+    /// The ticket's longest line prep time: it fires this long before the target.
+    public var prepSeconds: Int?
+    /// When the whole order should be ready (the kitchen's pacing).
+    public var targetReadyAt: Timestamp?
+    /// When this station should start: the target less `prepSeconds`.
+    public var fireAt: Timestamp?
+    /// `hold` before `fireAt`, `fire` from then (open tickets, in replies).
+    public var firing: FiringState?
+    /// Seconds until `fireAt` while held (the screen's countdown), in replies.
+    public var holdSeconds: Int?
+    /// The customer is in the café's approach area, on the way.
+    public var arriving: Bool?
+    /// order-service escalated the order: past its window and grace, not ready.
+    public var overdue: Bool?
 
     public init(ticketId: String, orderId: String, cafeId: String, station: String, state: TicketState, lines: [TicketLine], pickupStart: Timestamp,
                 customerHere: Bool, createdAt: Timestamp, rush: Bool = false, bumpedAt: Timestamp? = nil, closedAt: Timestamp? = nil,
-                ageSeconds: Int? = nil, colour: AgeColour? = nil) {
+                ageSeconds: Int? = nil, colour: AgeColour? = nil, prepSeconds: Int? = nil, targetReadyAt: Timestamp? = nil, fireAt: Timestamp? = nil,
+                firing: FiringState? = nil, holdSeconds: Int? = nil, arriving: Bool? = nil, overdue: Bool? = nil) {
         self.ticketId = ticketId
         self.orderId = orderId
         self.cafeId = cafeId
@@ -114,6 +138,13 @@ public struct TicketView: Codable, Sendable, Equatable {
         self.closedAt = closedAt
         self.ageSeconds = ageSeconds
         self.colour = colour
+        self.prepSeconds = prepSeconds
+        self.targetReadyAt = targetReadyAt
+        self.fireAt = fireAt
+        self.firing = firing
+        self.holdSeconds = holdSeconds
+        self.arriving = arriving
+        self.overdue = overdue
     }
 }
 
@@ -164,8 +195,14 @@ public struct ExpediterOrder: Codable, Sendable, Equatable {
     public var ageSeconds: Int
     public var colour: AgeColour
     public var tickets: [TicketView]
+    /// When every station should finish (the kitchen's pacing).
+    public var targetReadyAt: Timestamp?
+    /// The customer is in the café's approach area.
+    public var arriving: Bool?
+    /// Escalated by order-service: past its window and grace, not ready.
+    public var overdue: Bool?
     public init(orderId: String, cafeId: String, state: TicketState, rush: Bool, customerHere: Bool, pickupStart: Timestamp, createdAt: Timestamp,
-                ageSeconds: Int, colour: AgeColour, tickets: [TicketView]) {
+                ageSeconds: Int, colour: AgeColour, tickets: [TicketView], targetReadyAt: Timestamp? = nil, arriving: Bool? = nil, overdue: Bool? = nil) {
         self.orderId = orderId
         self.cafeId = cafeId
         self.state = state
@@ -176,6 +213,9 @@ public struct ExpediterOrder: Codable, Sendable, Equatable {
         self.ageSeconds = ageSeconds
         self.colour = colour
         self.tickets = tickets
+        self.targetReadyAt = targetReadyAt
+        self.arriving = arriving
+        self.overdue = overdue
     }
 }
 

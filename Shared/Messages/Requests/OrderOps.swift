@@ -94,12 +94,15 @@ public struct MenuItemView: Codable, Sendable, Equatable {
     public var station: String
     public var price: PriceView
     public var modifiers: [ModifierView]
-    public init(id: String, name: String, station: String, price: PriceView, modifiers: [ModifierView]) {
+    /// False while the item is 86'd at the café: shown, but `order.place` refuses it.
+    public var available: Bool
+    public init(id: String, name: String, station: String, price: PriceView, modifiers: [ModifierView], available: Bool = true) {
         self.id = id
         self.name = name
         self.station = station
         self.price = price
         self.modifiers = modifiers
+        self.available = available
     }
 }
 
@@ -339,5 +342,65 @@ public struct ClaimOrdersReply: Codable, Sendable, Equatable {
     public init(userId: String, orderIds: [String]) {
         self.userId = userId
         self.orderIds = orderIds
+    }
+}
+
+/// `menu.availability.set`: mark an item unavailable at a café ("86 it"), or available again.
+/// A kitchen's café comes from its key (a body naming another is refused); an operator names one.
+public struct MenuAvailabilityRequest: Codable, Sendable, Equatable {
+    public var cafeId: String?
+    public var itemId: String
+    public var available: Bool
+    /// Why, for the kitchen's log and the event (at most 200 characters).
+    public var reason: String?
+    public init(cafeId: String? = nil, itemId: String, available: Bool, reason: String? = nil) {
+        self.cafeId = cafeId
+        self.itemId = itemId
+        self.available = available
+        self.reason = reason
+    }
+}
+
+/// An item's availability at a café: the reply of `menu.availability.set` and the body of
+/// `menu.availability` on `menu.availability.<cafe>.` (stream `menu`).
+public struct MenuAvailability: Codable, Sendable, Equatable {
+    public var cafeId: String
+    public var itemId: String
+    public var available: Bool
+    public var reason: String?
+    /// The principal that changed it.
+    public var by: String
+    public var at: Timestamp
+    public init(cafeId: String, itemId: String, available: Bool, reason: String?, by: String, at: Timestamp) {
+        self.cafeId = cafeId
+        self.itemId = itemId
+        self.available = available
+        self.reason = reason
+        self.by = by
+        self.at = at
+    }
+}
+
+/// `catalog.reload` (order-service, region-monitor, notification-service): read the catalog file
+/// again; switch to it when it validates whole, else keep the one in use and answer `catalog.invalid`.
+public struct CatalogReloadRequest: Codable, Sendable, Equatable {
+    public init() {}
+}
+
+/// What a reload did.
+public struct CatalogReloadReply: Codable, Sendable, Equatable {
+    public var service: String
+    /// False when the file was the catalog already in use.
+    public var changed: Bool
+    public var cafes: Int
+    /// SHA-256 of the file now in use, hex: the same file gives the same digest in every service.
+    public var digest: String
+    public var loadedAt: Timestamp
+    public init(service: String, changed: Bool, cafes: Int, digest: String, loadedAt: Timestamp) {
+        self.service = service
+        self.changed = changed
+        self.cafes = cafes
+        self.digest = digest
+        self.loadedAt = loadedAt
     }
 }
