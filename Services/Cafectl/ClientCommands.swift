@@ -76,14 +76,9 @@ struct ClientCommands {
             let cafe = try args.required("cafe"), locale = args.string("locale") ?? "en_US", user = args.string("user")
             let startText = args.string("start") ?? "next"
             try args.checkAllUsed()
-            let start: Timestamp
-            if startText == "next" {
-                let client = try endpoints.client("orders", context: context)
-                defer { client.close() }
-                let windows = try client.call(Op.windowsList, WindowsRequest(cafeId: cafe, locale: locale, count: 96), as: WindowsReply.self)
-                guard let free = windows.windows.first(where: { $0.remaining > 0 }) else { throw ServiceError(.windowFull, "no free pickup window at \(cafe) in the next 96") }
-                start = free.start
-            } else {
+            // Left out, order-service holds a place in the next window with room, in one transaction.
+            var start: Timestamp?
+            if startText != "next" {
                 guard let parsed = Timestamp(rfc3339: startText) else { throw UsageError("--start must be RFC 3339 (2026-11-21T12:30:00Z) or next") }
                 start = parsed
             }

@@ -127,4 +127,9 @@ public struct ApproachArea: Codable, Sendable, Equatable {
     public var radius: Double
     /// Seconds a customer usually takes from the circle's edge to the counter.
     public var walkSeconds: Int
+
+    public init(radius: Double, walkSeconds: Int) {
+        self.radius = radius
+        self.walkSeconds = walkSeconds
+    }
 }

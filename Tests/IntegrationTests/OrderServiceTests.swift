@@ -301,7 +301,7 @@ struct OrderServiceTests {
         platform.kill9("region-monitor")
         let retry = try clipOrder("clip-here", key: "clip-here-0002")
         let down = try #require(serviceError { try orders.call(Op.orderPlace, retry, as: OrderView.self) })
-        #expect(down.code == "order.confirmationUnavailable" && down.message.contains("nothing was charged"), "\(down)")
+        #expect(down.code == "order.confirmationUnavailable" && down.message.contains("no payment token was recorded"), "\(down)")
         let skipped = try #require(serviceError { try orders.call(Op.orderPlace, retry, as: OrderView.self) })
         #expect(skipped.code == "order.confirmationUnavailable" && skipped.message.contains("not asked again before"), "\(skipped)")
         #expect(try orders.call(Op.health, Empty(), as: HealthStatus.self).details["orders.open"] == "1", "nothing was written")

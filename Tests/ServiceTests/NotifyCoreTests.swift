@@ -19,6 +19,8 @@ struct NotifyCoreTests {
         }
         switch message {
         case .regionReminder: #expect(text.body == "Bring the mug back")
+        // "A moment longer" follows a ready the customer already had, with its time: no time again.
+        case .orderDelayed: #expect(!text.body.contains("25.06.2020, 09:41"))
         case .orderCancelledWithReason: #expect(text.body.contains("Küche geschlossen") && text.body.contains("25.06.2020, 09:41"))
         default: #expect(text.body.contains("25.06.2020, 09:41"))
         }

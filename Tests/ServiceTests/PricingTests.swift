@@ -16,11 +16,25 @@ struct PricingTests {
             OrderItemRequest(itemId: "caesar", quantity: 1, modifiers: []),
         ], at: macs)
         #expect(lines == [
-            OrderLine(itemId: "burger", name: "Grass-fed burger", quantity: 2, modifiers: ["Add cheese", "No bun"], station: "grill", unitPrice: 1195, lineTotal: 2390),
-            OrderLine(itemId: "fries", name: "Fries", quantity: 3, modifiers: [], station: "grill", unitPrice: 395, lineTotal: 1185),
-            OrderLine(itemId: "caesar", name: "Caesar salad", quantity: 1, modifiers: [], station: "salad", unitPrice: 895, lineTotal: 895),
+            OrderLine(itemId: "burger", name: "Grass-fed burger", quantity: 2, modifiers: ["Add cheese", "No bun"], station: "grill", unitPrice: 1195, lineTotal: 2390,
+                      prepSeconds: 240),
+            OrderLine(itemId: "fries", name: "Fries", quantity: 3, modifiers: [], station: "grill", unitPrice: 395, lineTotal: 1185, prepSeconds: 180),
+            OrderLine(itemId: "caesar", name: "Caesar salad", quantity: 1, modifiers: [], station: "salad", unitPrice: 895, lineTotal: 895, prepSeconds: 150),
         ])
         #expect(total == 4470)
+    }
+
+    @Test("a line's prep time is one unit's, with what its modifiers add, from the catalog")
+    func prepTimes() throws {
+        let macs = try Self.cafe("caffe-macs")
+        let (lines, _) = try Pricing.price([
+            OrderItemRequest(itemId: "caesar", quantity: 4, modifiers: ["chicken"]),
+            OrderItemRequest(itemId: "caesar", quantity: 1),
+        ], at: macs)
+        #expect(lines.map(\.prepSeconds) == [150 + 60, 150])
+        let coffee = try Self.cafe("macs-coffee")
+        let (latte, _) = try Pricing.price([OrderItemRequest(itemId: "latte", quantity: 1, modifiers: ["oat-milk", "extra-shot"])], at: coffee)
+        #expect(latte.map(\.prepSeconds) == [90 + 30])
     }
 
     @Test("prices come from the café's own menu", arguments: [

@@ -74,6 +74,14 @@ struct CampusCatalogTests {
         ("cafes.0.menu.0.name", "", "cafes[0] (macs).menu[0].name"),
         ("cafes.0.menu.0.modifiers.0.price", 20_000_000, "cafes[0] (macs).menu[0].modifiers[0].price"),
         ("cafes.0.menu", [String](), "cafes[0] (macs).menu"),
+        ("cafes.0.menu.0.prepSeconds", 0, "cafes[0] (macs).menu[0].prepSeconds"),
+        ("cafes.0.menu.0.prepSeconds", 3601, "cafes[0] (macs).menu[0].prepSeconds"),
+        ("cafes.0.menu.0.modifiers.0.prepSeconds", -1, "cafes[0] (macs).menu[0].modifiers[0].prepSeconds"),
+        ("cafes.0.menu.0.modifiers.0.prepSeconds", 1801, "cafes[0] (macs).menu[0].modifiers[0].prepSeconds"),
+        ("cafes.0.approach.radius", 100, "cafes[0] (macs).approach.radius"),
+        ("cafes.0.approach.radius", 3000.5, "cafes[0] (macs).approach.radius"),
+        ("cafes.0.approach.walkSeconds", 9, "cafes[0] (macs).approach.walkSeconds"),
+        ("cafes.0.approach.walkSeconds", 1801, "cafes[0] (macs).approach.walkSeconds"),
         ("cafes.0.beaconMajor", "1", "cafes[0].beaconMajor"),
         ("cafes.0.pickup.capacity", NSNull(), "cafes[0].pickup.capacity"),
     ] as [(String, any Sendable, String)])
@@ -90,9 +98,15 @@ struct CampusCatalogTests {
         object = setting("cafes.0.confirmationRadius", to: 500, in: object)
         object = setting("cafes.0.hours.0.close", to: "24:00", in: object)
         object = setting("cafes.0.pickup.windowMinutes", to: 240, in: object)
+        object = setting("cafes.0.approach.radius", to: 3000, in: object)
+        object = setting("cafes.0.approach.walkSeconds", to: 1800, in: object)
+        object = setting("cafes.0.menu.0.prepSeconds", to: 3600, in: object)
+        object = setting("cafes.0.menu.0.modifiers.0.prepSeconds", to: 0, in: object)
         let catalog = try CampusCatalog.decode(try jsonData(object))
         #expect(catalog.cafes[0].confirmationRadius == 500)
         #expect(catalog.cafes[0].hours[0].closeMinute == 1440)
+        #expect(catalog.cafes[0].approach == ApproachArea(radius: 3000, walkSeconds: 1800))
+        #expect(catalog.cafes[0].menu[0].prepSeconds == 3600)
     }
 
     @Test("a file that is missing or not JSON is a CatalogError too")

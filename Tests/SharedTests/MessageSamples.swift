@@ -36,7 +36,7 @@ enum Samples {
             .purged(LocationPurged(deviceId: "dev-9", reason: .denied, date: time))
         case .orderPlaced:
             .order(OrderEvent(order: order, previous: nil, reason: nil, at: time))
-        case .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderArrived, .orderClaimed:
+        case .orderAccepted, .orderPreparing, .orderReady, .orderPickedUp, .orderArrived, .orderClaimed, .orderApproaching, .orderOverdue:
             .order(OrderEvent(order: order, previous: .placed, reason: nil, at: time))
         case .orderCancelled, .orderNoShow:
             .order(OrderEvent(order: order, previous: .ready, reason: "not collected", at: time))
@@ -44,6 +44,11 @@ enum Samples {
             .kitchen(KitchenEvent(orderId: "ord-7f3a", cafeId: "macs", ticketId: "tkt-1", station: "coffee", at: time))
         case .kitchenReady:
             .kitchen(KitchenEvent(orderId: "ord-7f3a", cafeId: "macs", ticketId: nil, station: nil, at: time))
+        case .kitchenPaced:
+            .paced(KitchenPacing(orderId: "ord-7f3a", cafeId: "macs", target: time.adding(seconds: 300), previousTarget: nil, reason: .window,
+                                 expectedArrival: nil, fires: [.init(ticketId: "ord-7f3a:coffee", station: "coffee", fireAt: time.adding(seconds: 210))], at: time))
+        case .menuAvailability:
+            .availability(MenuAvailability(cafeId: "macs", itemId: "latte", available: false, reason: "out of oat milk", by: "kitchen-macs", at: time))
         case .notifyDelivery:
             .notification(notification)
         case .notifyUndeliverable:

@@ -73,6 +73,8 @@ struct ProtocolDocumentTests {
         Op.reminderSet: contract(SetReminder.self, RegionReminder.self),
         Op.reminderList: contract(ReminderQuery.self, ReminderList.self),
         Op.reminderCancel: contract(CancelReminder.self, RegionReminder.self),
+        Op.menuAvailabilitySet: contract(MenuAvailabilityRequest.self, MenuAvailability.self),
+        Op.catalogReload: contract(CatalogReloadRequest.self, CatalogReloadReply.self),
     ]
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)

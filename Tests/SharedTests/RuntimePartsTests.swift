@@ -147,6 +147,8 @@ struct EnvelopeFrameTests {
         case .region(let event): Wire.encode(event)
         case .order(let event): Wire.encode(event)
         case .kitchen(let event): Wire.encode(event)
+        case .paced(let p): Wire.encode(p)
+        case .availability(let a): Wire.encode(a)
         case .notification(let n): Wire.encode(n)
         case .nearest(let n): Wire.encode(n)
         case .purged(let p): Wire.encode(p)

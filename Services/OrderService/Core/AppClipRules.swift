@@ -34,15 +34,15 @@ public enum AppClipRules {
         case .yes:
             return
         case .no:
-            throw ServiceError(.clipNotInRegion, "the phone was not at \(cafe.name) when the code was scanned; nothing was charged")
+            throw ServiceError(.clipNotInRegion, "the phone was not at \(cafe.name) when the code was scanned; no payment token was recorded")
         case .disallowed:
             let reason = answer.reason?.rawValue ?? "unknown"
-            throw ServiceError(.clipDisallowed, "location could not be confirmed (\(reason)); nothing was charged", details: ["reason": reason])
+            throw ServiceError(.clipDisallowed, "location could not be confirmed (\(reason)); no payment token was recorded", details: ["reason": reason])
         }
     }
 
     /// The refusal when region-monitor could not be asked: the order may simply be tried again.
     public static func unavailable(_ error: any Error) -> ServiceError {
-        ServiceError(.confirmationUnavailable, "region-monitor could not confirm the location (\(error)); nothing was charged, try again")
+        ServiceError(.confirmationUnavailable, "region-monitor could not confirm the location (\(error)); no payment token was recorded, try again")
     }
 }

@@ -52,6 +52,15 @@ public enum ReservationRules {
                             details: next.map { ["nextFreeStart": "\($0)"] })
     }
 
+    /// The first of `upcoming` (start and places taken, in order) with room: what a reservation
+    /// that names no window gets. None in the search horizon: `order.windowFull`.
+    public static func nextWithRoom(_ upcoming: [(start: Timestamp, taken: Int)], cafe: Cafe) throws(ServiceError) -> Timestamp {
+        guard let next = upcoming.first(where: { hasRoom(taken: $0.taken, cafe: cafe) }) else {
+            throw ServiceError(.windowFull, "\(cafe.name) has no pickup window with room in the next \(upcoming.count) windows")
+        }
+        return next.start
+    }
+
     /// A new place held in the window at `start` for `holdSeconds`.
     public static func hold(id: String, cafe: Cafe, start: Timestamp, userId: String?, now: Timestamp, holdSeconds: Double) -> ReservationRecord {
         ReservationRecord(reservationId: id, cafeId: cafe.id, windowStart: start, userId: userId, status: .held, expiresAt: now.adding(seconds: holdSeconds))

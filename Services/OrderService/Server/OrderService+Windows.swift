@@ -23,22 +23,29 @@ extension OrderService {
         let cafe = try RequestRules.cafe(request.cafeId, in: catalog)
         try RequestRules.validateLocale(request.locale)
         if let userId = request.userId { try RequestRules.validateID(userId, field: "userId") }
-        try ReservationRules.checkStart(request.start, cafe: cafe, now: now)
+        if let start = request.start { try ReservationRules.checkStart(start, cafe: cafe, now: now) }
         return try host.write {
             // Count and insert in one IMMEDIATE transaction: two clients racing for the last place cannot both win.
             let at = now
-            let taken = try store.taken(cafeId: cafe.id, start: request.start, now: at)
-            guard ReservationRules.hasRoom(taken: taken, cafe: cafe) else {
-                let later = ReservationRules.laterWindows(after: request.start, cafe: cafe)
-                let laterTaken = try store.taken(cafeId: cafe.id, starts: later, now: at)
-                throw ReservationRules.full(request.start, cafe: cafe, later: Array(zip(later, laterTaken)), locale: request.locale, times: times)
+            let start: Timestamp
+            if let requested = request.start {
+                start = requested
+                let taken = try store.taken(cafeId: cafe.id, start: start, now: at)
+                guard ReservationRules.hasRoom(taken: taken, cafe: cafe) else {
+                    let later = ReservationRules.laterWindows(after: start, cafe: cafe)
+                    let laterTaken = try store.taken(cafeId: cafe.id, starts: later, now: at)
+                    throw ReservationRules.full(start, cafe: cafe, later: Array(zip(later, laterTaken)), locale: request.locale, times: times)
+                }
+            } else {
+                let upcoming = ReservationRules.laterWindows(after: at, cafe: cafe)
+                start = try ReservationRules.nextWithRoom(Array(zip(upcoming, try store.taken(cafeId: cafe.id, starts: upcoming, now: at))), cafe: cafe)
             }
-            let reservation = ReservationRules.hold(id: "res_" + UUID().uuidString.lowercased(), cafe: cafe, start: request.start,
+            let reservation = ReservationRules.hold(id: "res_" + UUID().uuidString.lowercased(), cafe: cafe, start: start,
                                                     userId: request.userId, now: at, holdSeconds: holdSeconds)
             try store.insert(reservation)
-            let takenNow = try store.taken(cafeId: cafe.id, start: request.start, now: now)
+            let takenNow = try store.taken(cafeId: cafe.id, start: start, now: now)
             return ReservationView(reservationId: reservation.reservationId, cafeId: cafe.id,
-                                   window: windowView(cafe, start: request.start, taken: takenNow, locale: request.locale),
+                                   window: windowView(cafe, start: start, taken: takenNow, locale: request.locale),
                                    expiresAt: reservation.expiresAt)
         }
     }

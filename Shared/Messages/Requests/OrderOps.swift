@@ -169,10 +169,11 @@ public struct WindowsReply: Codable, Sendable, Equatable {
 /// `window.reserve`: hold one place in a window until an order uses it (or the hold expires).
 public struct ReserveRequest: Codable, Sendable, Equatable {
     public var cafeId: String
-    public var start: Timestamp
+    /// The window's start; left out: the next window with room.
+    public var start: Timestamp?
     public var userId: String?
     public var locale: String
-    public init(cafeId: String, start: Timestamp, userId: String?, locale: String) {
+    public init(cafeId: String, start: Timestamp?, userId: String?, locale: String) {
         self.cafeId = cafeId
         self.start = start
         self.userId = userId
@@ -383,9 +384,7 @@ public struct MenuAvailability: Codable, Sendable, Equatable {
 
 /// `catalog.reload` (order-service, region-monitor, notification-service): read the catalog file
 /// again; switch to it when it validates whole, else keep the one in use and answer `catalog.invalid`.
-public struct CatalogReloadRequest: Codable, Sendable, Equatable {
-    public init() {}
-}
+public typealias CatalogReloadRequest = Empty
 
 /// What a reload did.
 public struct CatalogReloadReply: Codable, Sendable, Equatable {

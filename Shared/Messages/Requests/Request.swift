@@ -33,9 +33,20 @@ public struct Request<Body: Codable & Sendable>: Codable, Sendable {
     }
 }
 
-/// A body with no fields.
+/// A body with no fields: an object (`{}`; members are ignored), or left out of a request.
 public struct Empty: Codable, Sendable, Equatable {
     public init() {}
+
+    /// Only an object: `"body": "x"` or `"body": 7` is a malformed request, not an empty one.
+    public init(from decoder: any Decoder) throws {
+        _ = try decoder.container(keyedBy: NoKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: NoKeys.self)
+    }
+
+    private enum NoKeys: CodingKey {}
 }
 
 /// A reply: `{ "ok": true, "body": {...} }` or `{ "ok": false, "error": { "code", "message" } }`.
