@@ -81,11 +81,20 @@ final class KitchenHarness {
     }
 
     /// The kitchen events in the outbox, oldest first, as "<type> <ticket id, or order id for kitchen.ready>".
+    /// The chefs' kitchen events, oldest first (the pacing's are in `pacingEvents()`).
     func kitchenEvents() throws -> [String] {
-        try host.db.query("SELECT envelope FROM outbox WHERE stream = 'kitchen' ORDER BY seq").map { row in
+        try host.db.query("SELECT envelope FROM outbox WHERE stream = 'kitchen' AND topic NOT LIKE 'kitchen.paced.%' ORDER BY seq").map { row in
             let envelope = try Wire.decodeEnvelope(row.data("envelope"))
             guard case .kitchen(let event) = envelope.body else { return envelope.type.rawValue }
             return "\(envelope.type.rawValue) \(event.ticketId ?? event.orderId)"
+        }
+    }
+
+    /// Every `kitchen.paced`, oldest first.
+    func pacingEvents() throws -> [KitchenPacing] {
+        try host.db.query("SELECT envelope FROM outbox WHERE stream = 'kitchen' AND topic LIKE 'kitchen.paced.%' ORDER BY seq").compactMap { row in
+            guard case .paced(let pacing) = try Wire.decodeEnvelope(row.data("envelope")).body else { return nil }
+            return pacing
         }
     }
 }

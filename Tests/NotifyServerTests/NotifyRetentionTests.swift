@@ -50,7 +50,10 @@ struct NotifyRetentionTests {
         try h.apply(.orderAccepted, h.order("ord-pending", .accepted, startsIn: 40 * 86_400))
         try h.apply(.orderAccepted, h.order("ord-cancelled", .accepted, startsIn: 3_600))
         try h.apply(.orderCancelled, h.order("ord-cancelled", .cancelled, startsIn: 3_600))
-        try h.apply(.orderAccepted, h.order("ord-sent", .accepted, startsIn: 300))
+        // Placed an hour ago for a window 5 minutes away: its reminder is due, and useful.
+        var sent = h.order("ord-sent", .accepted, startsIn: 300)
+        sent.placedAt = h.clock.now().adding(seconds: -3600)
+        try h.apply(.orderAccepted, sent)
         try h.service.sendDuePickupReminders()
         #expect(try h.pickupStates() == ["ord-cancelled": "cancelled", "ord-pending": "pending", "ord-sent": "sent"])
 

@@ -35,9 +35,19 @@ struct OrderServerClockTests {
         h.clock.advance(seconds: 24 * 3600)
         try h.service.markNoShows()
         #expect(try h.service.loadOrder(late.order.orderId)?.state == .accepted)
-        // Every transition went to the outbox with its audit row.
-        #expect(try h.count("SELECT COUNT(*) AS n FROM order_audit") == 7)
-        #expect(try h.count("SELECT COUNT(*) AS n FROM outbox WHERE topic LIKE 'order.%'") == 7)
+        // It is escalated instead, once: order.overdue with an audit row, never closed.
+        let escalated = try requireValue(try h.service.loadOrder(late.order.orderId))
+        #expect(escalated.overdueAt == h.clock.now())
+        h.clock.advance(seconds: 3600)
+        try h.service.markNoShows()
+        #expect(try h.service.loadOrder(late.order.orderId)?.overdueAt == escalated.overdueAt)
+        let lateHistory = try h.service.history(OrderQuery(orderId: late.order.orderId))
+        #expect(lateHistory.entries.map(\.to) == [.placed, .accepted, .accepted])
+        #expect(lateHistory.entries.last?.reason == "not ready by the end of the pickup window plus grace")
+        // Every change went to the outbox with its audit row: 5 for the first order, 3 for the late one.
+        #expect(try h.count("SELECT COUNT(*) AS n FROM order_audit") == 8)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM outbox WHERE topic LIKE 'order.%'") == 8)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM outbox WHERE topic LIKE 'order.overdue.%'") == 1)
     }
 
     @Test("a held place lapses after the hold: the window has it back, and the order that needed it is refused")

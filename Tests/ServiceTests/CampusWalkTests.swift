@@ -69,6 +69,13 @@ struct CampusWalkTests {
         "munich-cafe.area": ["unsatisfied"],
         "london-cafe.area": ["unsatisfied"],
         "tokyo-cafe.area": ["unsatisfied"],
+        // The approach areas (150–200 m) the kitchen paces orders by: entered on the way in, left on the way out.
+        "caffe-macs.approach": ["unsatisfied", "satisfied", "unsatisfied"],
+        "macs-coffee.approach": ["unsatisfied", "satisfied", "unsatisfied"],
+        "parmer-lane-5.approach": ["unsatisfied"],
+        "munich-cafe.approach": ["unsatisfied"],
+        "london-cafe.approach": ["unsatisfied"],
+        "tokyo-cafe.approach": ["unsatisfied"],
         "caffe-macs": ["satisfied 1/1", "unsatisfied"],
         "macs-coffee": ["satisfied 2/1", "unsatisfied"],
         "nearest": ["1/1", "2/1", "none"],
@@ -100,15 +107,16 @@ struct CampusWalkTests {
         func time(_ what: String) -> Int? { steps.first { $0.what == what }?.second }
         func times(_ what: String) -> [Int] { steps.filter { $0.what == what }.map(\.second) }
 
-        // In the car park, the first fix places the phone outside every café's area, in catalog order.
-        #expect(steps.prefix(6).map(\.what) == ["caffe-macs", "macs-coffee", "parmer-lane-5", "munich-cafe", "london-cafe", "tokyo-cafe"]
-                .map { "\($0).area unsatisfied" })
-        #expect(steps.prefix(6).allSatisfy { $0.second == 0 })
+        // In the car park, the first fix places the phone outside every café's area and approach
+        // area, in catalog order.
+        #expect(steps.prefix(12).map(\.what) == ["caffe-macs", "macs-coffee", "parmer-lane-5", "munich-cafe", "london-cafe", "tokyo-cafe"]
+                .flatMap { ["\($0).area unsatisfied", "\($0).approach unsatisfied"] })
+        #expect(steps.prefix(12).allSatisfy { $0.second == 0 })
         // Then, in this order: into Caffè Macs' area (GPS, ~110 m out), its beacons heard (35 m),
         // its counter (near), the coffee station's beacons, the coffee bar; leaving: Caffè Macs'
         // beacons time out first, then the coffee station's with the nearest answer, and the
         // areas once the phone is past their radius plus the hysteresis.
-        let entering = ["caffe-macs.area satisfied", "caffe-macs satisfied 1/1", "nearest 1/1", "macs-coffee satisfied 2/1", "nearest 2/1"]
+        let entering = ["caffe-macs.approach satisfied", "caffe-macs.area satisfied", "caffe-macs satisfied 1/1", "nearest 1/1", "macs-coffee satisfied 2/1", "nearest 2/1"]
         let order = entering.compactMap(time)
         #expect(order.count == entering.count && order == order.sorted(), "\(steps)")
         #expect(time("caffe-macs satisfied 1/1") == heardMacs.first)
@@ -128,7 +136,7 @@ struct CampusWalkTests {
             let beacon = area.hasPrefix("caffe") ? macs : coffee
             #expect((radius + 20 - 15...radius + 20 + 25).contains(walk.distance(left, to: beacon)), "\(area) left at \(walk.distance(left, to: beacon)) m")
         }
-        #expect(steps.count == 17, "\(steps)")
+        #expect(steps.count == 27, "\(steps)")
     }
 
     @Test("the same seed gives the same walk")

@@ -131,7 +131,7 @@ struct KitchenRulesTests {
             Self.ticket("early", pickup: 600),
             Self.ticket("rushed-early", rush: true, pickup: 900),
         ]
-        #expect(TicketBoard.sorted(tickets).map(\.ticketId) == ["rushed-early", "rushed-late", "here", "early", "late"])
+        #expect(TicketBoard.sorted(tickets, at: t0).map(\.ticketId) == ["rushed-early", "rushed-late", "here", "early", "late"])
     }
 
     @Test("the expediter sees whole orders with every station, in screen order")

@@ -8,7 +8,7 @@ private func order(_ state: OrderState = .ready, deviceId: String? = "phone-1", 
     let start = Timestamp(rfc3339: "2020-06-25T16:41:00.000Z")!
     return OrderSnapshot(orderId: "ord-1", cafeId: "caffe-macs", cafeName: "Caffè Macs", timeZone: "America/Los_Angeles", currency: "USD", channel: .app,
                          userId: userId, deviceId: deviceId, state: state, lines: [], total: 0, pickupStart: start, pickupEnd: start.adding(seconds: 900),
-                         placedAt: start.adding(seconds: -1800), customerHere: false)
+                         placedAt: start.adding(seconds: -1800), customerHere: false, noShowAt: start.adding(seconds: 1500))
 }
 
 private func device(_ authorization: NotificationAuthorization = .authorized, language: String = "en", locale: String = "en_US", launchedAt: Timestamp) -> DeviceRegistration {
@@ -60,14 +60,51 @@ struct NotificationComposerTests {
         #expect(note.body.hasSuffix(PickupTimeFormatter().format(Self.start, timeZone: "America/Los_Angeles", locale: "pt_BR") + "."))
     }
 
-    @Test("collapse id and expiry: one per order, worth showing until the window ends (a day more for bad news)", arguments: [
-        (NotificationKind.orderReady, 900.0), (.pickupReminder, 900), (.orderCancelled, 900 + 86400), (.noShow, 900 + 86400),
-    ])
+    @Test("collapse id and expiry: ready until its no-show time, a reminder until the window ends, bad news a day more", arguments: [
+        (.orderReady, 1500), (.pickupReminder, 900), (.orderCancelled, 86_400 + 900), (.noShow, 86_400 + 900),
+        (.orderDelayed, 86_400 + 900), (.orderLate, 86_400 + 900),
+    ] as [(NotificationKind, Double)])
     func collapseAndExpiry(kind: NotificationKind, expirySeconds: Double) {
         let note = NotificationComposer().compose(.order(kind, order(), reason: "kitchen closed"), deviceId: "phone-1",
                                                   registration: device(launchedAt: t0), notificationId: "n", now: Self.bumped)
         #expect(note.collapseId == "ord-1" && note.orderId == "ord-1" && note.kind == kind && note.cafeId == "caffe-macs")
         #expect(note.expiresAt == Self.start.adding(seconds: expirySeconds))
+    }
+
+    @Test("a ready order without a no-show time is told until the window's end plus 15 minutes")
+    func readyExpiryFallback() {
+        var placedBefore = order()
+        placedBefore.noShowAt = nil
+        #expect(NotificationComposer.expiry(.orderReady, order: placedBefore) == placedBefore.pickupEnd.adding(seconds: 900))
+    }
+
+    @Test("each recall tells once, and the ready after it tells again, under the order's collapse id")
+    func onceKeys() {
+        var ready = order()
+        #expect(OrderNotifications.onceKey(.orderReady, ready) == "ord-1")
+        ready.recalls = 2
+        #expect(OrderNotifications.onceKey(.orderReady, ready) == "ord-1#2")
+        #expect(OrderNotifications.onceKey(.orderDelayed, ready) == "ord-1#2")
+        #expect(OrderNotifications.onceKey(.orderLate, ready) == "ord-1")
+        let note = NotificationComposer().compose(.order(.orderReady, ready, reason: nil), deviceId: "phone-1", registration: device(launchedAt: t0),
+                                                  notificationId: "n", now: Self.bumped)
+        #expect(note.collapseId == "ord-1")
+    }
+
+    @Test("which order events tell the customer what", arguments: [
+        (EventType.orderReady, OrderState.ready, OrderState?.some(.preparing), NotificationKind?.some(.orderReady)),
+        (.orderPreparing, .preparing, .ready, .orderDelayed),
+        (.orderPreparing, .preparing, .accepted, nil),
+        (.orderOverdue, .preparing, .preparing, .orderLate),
+        (.orderApproaching, .accepted, .accepted, nil),
+        (.orderArrived, .ready, .ready, nil),
+        (.orderClaimed, .ready, .ready, nil),
+        (.orderCancelled, .cancelled, .accepted, .orderCancelled),
+    ] as [(EventType, OrderState, OrderState?, NotificationKind?)])
+    func subjects(type: EventType, state: OrderState, previous: OrderState?, kind: NotificationKind?) {
+        let subject = OrderNotifications.subject(type, OrderEvent(order: order(state), previous: previous, reason: nil, at: Self.bumped))
+        guard case .order(let told, _, _)? = subject else { #expect(kind == nil, "\(type)"); return }
+        #expect(told == kind, "\(type)")
     }
 
     @Test("a cancellation carries order-service's reason")
@@ -85,8 +122,10 @@ struct NotificationComposerTests {
         ("not asked yet", device(.notDetermined, launchedAt: t0), bumped, "authorization.notDetermined"),
         ("App Clip launched 10 min ago", device(.ephemeral, launchedAt: bumped.adding(seconds: -600)), bumped, nil),
         ("App Clip launched 8 h ago", device(.ephemeral, launchedAt: bumped.adding(seconds: -8 * 3600)), bumped, "ephemeral.expired"),
-        ("window over", device(.authorized, launchedAt: t0), start.adding(seconds: 900), "notification.expired"),
-        ("denied and window over: the device's reason first", device(.denied, launchedAt: t0), start.adding(seconds: 900), "authorization.denied"),
+        // Bumped after the window: the food is ready and waiting until the no-show time, so the customer is told.
+        ("window over, grace running", device(.authorized, launchedAt: t0), start.adding(seconds: 900), nil),
+        ("no-show time passed", device(.authorized, launchedAt: t0), start.adding(seconds: 1500), "notification.expired"),
+        ("denied and no-show time passed: the device's reason first", device(.denied, launchedAt: t0), start.adding(seconds: 1500), "authorization.denied"),
     ] as [(String, DeviceRegistration?, Timestamp, String?)])
     func delivery(label: String, registration: DeviceRegistration?, now: Timestamp, reason: String?) {
         let note = NotificationComposer().compose(.order(.orderReady, order(), reason: nil), deviceId: "phone-1", registration: registration, notificationId: "n", now: now)
@@ -100,6 +139,7 @@ struct NotificationComposerTests {
         // Orders whose windows are long enough that only the grant decides.
         var longOrder = order()
         longOrder.pickupEnd = t0.adding(seconds: 48 * 3600)
+        longOrder.noShowAt = t0.adding(seconds: 49 * 3600)
         func reason(at seconds: Double) -> String? {
             composer.compose(.order(.orderReady, longOrder, reason: nil), deviceId: "phone-1", registration: registration, notificationId: "n", now: .at(seconds))
                 .undeliverableReason
@@ -178,6 +218,18 @@ struct NotifyReminderRuleTests {
         #expect(Self.schedule.action(for: snapshot) == expected)
     }
 
+    /// Placed `before` seconds ahead of its window, with a 10-minute lead: the reminder is due at
+    /// −600 s, so it is useful only when that comes at least 2 minutes after the order.
+    @Test("no reminder the moment you order: only when it comes at least 2 minutes after placing", arguments: [
+        (1800.0, true), (720, true), (719.999, false), (600, false), (300, false), (0, false),
+    ])
+    func useful(before: Double, schedules: Bool) {
+        var snapshot = order(.accepted)
+        snapshot.placedAt = snapshot.pickupStart.adding(seconds: -before)
+        let expected: PickupReminderSchedule.Action = schedules ? .schedule(at: snapshot.pickupStart.adding(seconds: -600)) : .cancel
+        #expect(Self.schedule.action(for: snapshot) == expected)
+    }
+
     @Test("a lead of 0 turns pickup reminders off", arguments: OrderState.allCases)
     func off(state: OrderState) {
         #expect(PickupReminderSchedule(leadSeconds: 0).action(for: order(state)) == .cancel)
@@ -198,6 +250,7 @@ struct NotifyReminderRuleTests {
         ("campus", "caffe-macs", .unsatisfied, nil),
         ("campus", "caffe-macs", .unknown, nil),
         ("campus", "caffe-macs.area", .satisfied, nil),
+        ("campus", "caffe-macs.approach", .satisfied, nil),
         ("my-geofences", "caffe-macs", .satisfied, nil),
     ] as [(String, String, ConditionState, String?)])
     func arrival(monitor: String, identifier: String, state: ConditionState, cafe: String?) {

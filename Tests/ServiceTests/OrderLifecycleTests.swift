@@ -23,6 +23,8 @@ struct OrderLifecycleTests {
         "preparing→cancelled by kitchen",
         "ready→cancelled by kitchen",
         "ready→noShow by system",
+        // A kitchen recall of a ready order: the food is not on the shelf after all.
+        "ready→preparing by kitchen",
     ]
 
     static func key(_ from: OrderState, _ to: OrderState, _ actor: Actor) -> String { "\(from.rawValue)→\(to.rawValue) by \(actor.rawValue)" }

@@ -21,7 +21,9 @@ struct OrderProgressTests {
         (.kitchenReady, .ready, []),
         (.kitchenReady, .cancelled, []),
         (.kitchenBumped, .preparing, []),
-        (.kitchenRecalled, .ready, []),
+        (.kitchenRecalled, .ready, [.preparing]),
+        (.kitchenRecalled, .preparing, []),
+        (.kitchenRecalled, .pickedUp, []),
     ])
     func kitchen(type: EventType, state: OrderState, path: [OrderState]) throws {
         let effects = try OrderProgress.kitchen(type, Self.kitchenEvent(), order: F.order(state), now: t0)
@@ -29,6 +31,39 @@ struct OrderProgressTests {
         #expect(effects?.events.map(\.type) ?? [] == path.map(EventType.order))
         #expect(effects?.order.state ?? state == path.last ?? state)
         #expect(effects?.audit.allSatisfy { $0.actor == .kitchen && $0.at == t0 } ?? true)
+    }
+
+    @Test("each recall of a ready order is counted, so the next ready is told again")
+    func recallCounts() throws {
+        let first = try #require(try OrderProgress.kitchen(.kitchenRecalled, Self.kitchenEvent(), order: F.order(.ready), now: t0))
+        #expect(first.order.recalls == 1 && first.order.state == .preparing)
+        #expect(first.events.map(\.event.previous) == [.ready] && first.events.first?.event.order.recalls == 1)
+        #expect(first.audit.map(\.reason) == ["recalled at grill after ready"])
+        var again = F.order(.ready)
+        again.recalls = 1
+        #expect(try OrderProgress.kitchen(.kitchenRecalled, Self.kitchenEvent(), order: again, now: t0)?.order.recalls == 2)
+    }
+
+    /// An order the kitchen has not finished, `seconds` after its window ended (grace 15 min).
+    @Test("overdue: not ready by the window's end plus grace, escalated once, never closed", arguments: [
+        (OrderState.accepted, 900.0, false),
+        (.accepted, 901, true),
+        (.placed, 3600, true),
+        (.preparing, 901, true),
+        (.ready, 3600, false),
+        (.cancelled, 3600, false),
+        (.pickedUp, 3600, false),
+    ])
+    func overdue(state: OrderState, seconds: Double, escalated: Bool) throws {
+        let order = F.order(state)
+        let now = order.pickupEnd.adding(seconds: seconds)
+        let effects = OrderProgress.overdue(order, graceMinutes: 15, now: now)
+        #expect((effects != nil) == escalated)
+        guard let effects else { return }
+        #expect(effects.order.state == state && effects.order.overdueAt == now)
+        #expect(effects.events.map(\.type) == [.orderOverdue] && effects.events.first?.topic == "order.overdue.\(order.cafeId).")
+        #expect(effects.audit.map { "\($0.from?.rawValue ?? "-")→\($0.to.rawValue) \($0.actor.rawValue)" } == ["\(state.rawValue)→\(state.rawValue) system"])
+        #expect(OrderProgress.overdue(effects.order, graceMinutes: 15, now: now.adding(seconds: 3600)) == nil, "once")
     }
 
     @Test("why the kitchen moved an order")

@@ -126,14 +126,14 @@ struct TicketBoardTests {
             ticket("here-early-window", here: true, pickup: 600, created: 200),
         ]
         let expected = ["here-early-window", "here-late-window", "early-window", "window-1200-oldest", "window-1200-age-0", "window-1200-newest"]
-        #expect(TicketBoard.sorted(tickets).map(\.ticketId) == expected)
-        #expect(TicketBoard.sorted(tickets.reversed()).map(\.ticketId) == expected)
+        #expect(TicketBoard.sorted(tickets, at: t0).map(\.ticketId) == expected)
+        #expect(TicketBoard.sorted(tickets.reversed(), at: t0).map(\.ticketId) == expected)
     }
 
     @Test("identical tickets sort by id, so the screen never reshuffles")
     func sortTieBreak() {
         let base = TicketBoard.tickets(for: Self.twoStations, at: t0)
-        #expect(TicketBoard.sorted(base.reversed()).map(\.ticketId) == ["ord-1:grill", "ord-1:salad"])
+        #expect(TicketBoard.sorted(base.reversed(), at: t0).map(\.ticketId) == ["ord-1:grill", "ord-1:salad"])
     }
 
     @Test("a station ticket carries the order's identity, pickup time and that station's lines")
@@ -141,6 +141,6 @@ struct TicketBoardTests {
         let ticket = TicketBoard.tickets(for: Self.twoStations, at: t0)[1]
         #expect(ticket == TicketView(ticketId: "ord-1:salad", orderId: "ord-1", cafeId: "caffe-macs", station: "salad", state: .new,
                                           lines: [TicketLine(name: "Caesar salad", quantity: 1, modifiers: [])],
-                                          pickupStart: .at(600), customerHere: false, createdAt: t0))
+                                          pickupStart: .at(600), customerHere: false, createdAt: t0, prepSeconds: 0))
     }
 }

@@ -18,10 +18,18 @@ public enum Expediter {
             return ExpediterOrder(orderId: id, cafeId: first.cafeId, state: state(of: group), rush: group.contains { $0.rush },
                                   customerHere: group.contains { $0.customerHere }, pickupStart: first.pickupStart,
                                   createdAt: group.map(\.createdAt).min() ?? first.createdAt, ageSeconds: age,
-                                  colour: TicketTimer.colour(ageSeconds: age, settings: settings), tickets: group)
+                                  colour: TicketTimer.colour(ageSeconds: age, settings: settings), tickets: group,
+                                  targetReadyAt: group.compactMap(\.targetReadyAt).first,
+                                  arriving: group.contains { $0.arriving == true } ? true : nil,
+                                  overdue: group.contains { $0.overdue == true } ? true : nil)
         }
-        func key(_ o: ExpediterOrder) -> (Int, Int, Int64, Int64, String) {
-            TicketBoard.priorityKey(rush: o.rush, customerHere: o.customerHere, pickupStart: o.pickupStart, createdAt: o.createdAt, id: o.orderId)
+        // An order is held while every station still to start is held; it is due at its first fire.
+        func key(_ o: ExpediterOrder) -> TicketBoard.PriorityKey {
+            let unstarted = o.tickets.filter { $0.state == .new }
+            return TicketBoard.PriorityKey(rush: o.rush, overdue: o.overdue == true,
+                                           held: !unstarted.isEmpty && unstarted.count == o.tickets.count && unstarted.allSatisfy { Pacing.isHeld($0, at: now) },
+                                           customerHere: o.customerHere, due: o.tickets.compactMap(\.fireAt).min() ?? o.pickupStart,
+                                           createdAt: o.createdAt, id: o.orderId)
         }
         return orders.sorted { key($0) < key($1) }
     }

@@ -13,7 +13,7 @@ public enum KitchenViews {
     public static func tickets(_ loaded: [Ticket], query: TicketsQuery, at now: Timestamp, settings: KitchenSettings) -> [TicketView] {
         var tickets = loaded.filter { (query.cafeId == nil || $0.cafeId == query.cafeId) && (query.station == nil || $0.station == query.station) }
         if query.includeDone != true { tickets = tickets.filter { TicketBoard.onStationScreen($0, at: now, settings: settings) } }
-        return TicketBoard.sorted(tickets).map { TicketTimer.timed($0, at: now, settings: settings) }
+        return TicketBoard.sorted(tickets, at: now).map { TicketTimer.timed($0, at: now, settings: settings) }
     }
 
     /// The expediter's orders a query asks for, in screen order.

@@ -87,8 +87,9 @@ public struct ScreenLayout: Sendable {
             let items = ticket.lines.map { line in
                 "\(line.quantity)x \(line.name)" + (line.modifiers.isEmpty ? "" : " (\(line.modifiers.joined(separator: ", ")))")
             }.joined(separator: ", ")
-            let text = "\(marker) \(short(ticket.orderId)) \(pad(ticket.station, 9)) \(pad(Self.label(ticket.state), 9)) "
-                + "\(ticket.rush ? "RUSH " : "")\(ticket.customerHere ? "HERE " : "")\(Self.clock(ticket.ageSeconds ?? 0))  \(items)"
+            let text = "\(marker) \(short(ticket.orderId)) \(pad(ticket.station, 9)) \(pad(Self.label(ticket), 9)) "
+                + Self.flags(rush: ticket.rush, overdue: ticket.overdue == true, here: ticket.customerHere, arriving: ticket.arriving == true)
+                + "\(Self.clock(ticket.ageSeconds ?? 0))  \(items)"
             return paint(fit(text, width), style(ticket.state, ticket.colour, selected: index == selected))
         }
     }
@@ -98,7 +99,8 @@ public struct ScreenLayout: Sendable {
             let marker = index == selected ? ">" : " "
             let stations = order.tickets.map { "\($0.station):\(Self.label($0.state))" }.joined(separator: " ")
             let text = "\(marker) \(short(order.orderId)) \(pad(Self.label(order.state), 9)) "
-                + "\(order.rush ? "RUSH " : "")\(order.customerHere ? "HERE " : "")\(Self.clock(order.ageSeconds))  \(stations)"
+                + Self.flags(rush: order.rush, overdue: order.overdue == true, here: order.customerHere, arriving: order.arriving == true)
+                + "\(Self.clock(order.ageSeconds))  \(stations)"
             return paint(fit(text, width), style(order.state, order.colour, selected: index == selected))
         }
     }
@@ -110,6 +112,21 @@ public struct ScreenLayout: Sendable {
             fit(status, width),
             paint(fit("keys: ←/→ view  ↑/↓ move  s start  b bump  r recall last bump  ! rush  q quit", width), "2"),
         ]
+    }
+
+    /// A ticket's state as the screen prints it: a new one held until its fire time counts down
+    /// (`HOLD 3:20`), then `FIRE`; otherwise its state.
+    public static func label(_ ticket: TicketView) -> String {
+        switch ticket.firing {
+        case .hold?: "HOLD \(clock(ticket.holdSeconds ?? 0))"
+        case .fire?: "FIRE"
+        case nil: label(ticket.state)
+        }
+    }
+
+    /// The marks before the age: rush, overdue, customer here (or on the way).
+    static func flags(rush: Bool, overdue: Bool, here: Bool, arriving: Bool) -> String {
+        (rush ? "RUSH " : "") + (overdue ? "OVERDUE " : "") + (here ? "HERE " : arriving ? "ARRIVING " : "")
     }
 
     /// The state as the screen prints it; a cancelled order's mark stands out.

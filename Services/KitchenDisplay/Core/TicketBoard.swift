@@ -15,9 +15,12 @@ public enum TicketBoard {
         var stations: [String] = []
         for line in order.lines where !stations.contains(line.station) { stations.append(line.station) }
         return stations.map { station in
-            Ticket(ticketId: "\(order.orderId):\(station)", orderId: order.orderId, cafeId: order.cafeId, station: station, state: .new,
-                   lines: order.lines.filter { $0.station == station }.map { TicketLine(name: $0.name, quantity: $0.quantity, modifiers: $0.modifiers) },
-                   pickupStart: order.pickupStart, customerHere: order.customerHere, createdAt: time)
+            let lines = order.lines.filter { $0.station == station }
+                .map { TicketLine(name: $0.name, quantity: $0.quantity, modifiers: $0.modifiers, prepSeconds: $0.prepSeconds) }
+            return Ticket(ticketId: "\(order.orderId):\(station)", orderId: order.orderId, cafeId: order.cafeId, station: station, state: .new,
+                          lines: lines, pickupStart: order.pickupStart, customerHere: order.customerHere, createdAt: time,
+                          prepSeconds: Pacing.prepSeconds(of: lines), arriving: order.approachedAt != nil ? true : nil,
+                          overdue: order.overdueAt != nil ? true : nil)
         }
     }
 
@@ -72,6 +75,10 @@ public enum TicketBoard {
             next.bumpedAt = time
         case .orderArrived:
             next.customerHere = true
+        case .orderApproaching:
+            next.arriving = true
+        case .orderOverdue:
+            next.overdue = true
         default:
             return ticket
         }
@@ -94,17 +101,33 @@ public enum TicketBoard {
         }
     }
 
-    /// Screen order: rush first, then customers already here, then by pickup window, then oldest first.
-    public static func sorted(_ tickets: [Ticket]) -> [Ticket] {
-        tickets.sorted { priorityKey($0) < priorityKey($1) }
+    /// Screen order at `now`: rush first, then overdue, then what should be cooking (started or
+    /// fired) ahead of what is held; within each, customers already here first, then by fire
+    /// time (the pickup window for tickets without one), then oldest first.
+    public static func sorted(_ tickets: [Ticket], at now: Timestamp) -> [Ticket] {
+        tickets.sorted { priorityKey($0, at: now) < priorityKey($1, at: now) }
     }
 
-    static func priorityKey(_ t: Ticket) -> (Int, Int, Int64, Int64, String) {
-        priorityKey(rush: t.rush, customerHere: t.customerHere, pickupStart: t.pickupStart, createdAt: t.createdAt, id: t.ticketId)
+    static func priorityKey(_ t: Ticket, at now: Timestamp) -> PriorityKey {
+        PriorityKey(rush: t.rush, overdue: t.overdue == true, held: Pacing.isHeld(t, at: now), customerHere: t.customerHere,
+                    due: t.fireAt ?? t.pickupStart, createdAt: t.createdAt, id: t.ticketId)
     }
 
     /// The one screen order, for tickets and for the expediter's orders alike.
-    static func priorityKey(rush: Bool, customerHere: Bool, pickupStart: Timestamp, createdAt: Timestamp, id: String) -> (Int, Int, Int64, Int64, String) {
-        (rush ? 0 : 1, customerHere ? 0 : 1, pickupStart.milliseconds, createdAt.milliseconds, id)
+    struct PriorityKey: Comparable {
+        var rush: Bool
+        var overdue: Bool
+        var held: Bool
+        var customerHere: Bool
+        var due: Timestamp
+        var createdAt: Timestamp
+        var id: String
+
+        /// Flags first (rush, overdue, not held, customer here), then due time, age and id.
+        private var flags: Int { (rush ? 0 : 8) + (overdue ? 0 : 4) + (held ? 2 : 0) + (customerHere ? 0 : 1) }
+
+        static func < (a: PriorityKey, b: PriorityKey) -> Bool {
+            (a.flags, a.due.milliseconds, a.createdAt.milliseconds, a.id) < (b.flags, b.due.milliseconds, b.createdAt.milliseconds, b.id)
+        }
     }
 }

@@ -21,12 +21,18 @@ public enum TicketTimer {
         return .green
     }
 
-    /// The ticket with its age and colour filled in, as replies carry it.
+    /// The ticket with its age and colour filled in, as replies carry it, and for a ticket not
+    /// started yet whether it is held (with the seconds to its fire time) or to be fired.
     public static func timed(_ ticket: Ticket, at now: Timestamp, settings: KitchenSettings) -> Ticket {
         var timed = ticket
         let age = age(of: ticket, at: now)
         timed.ageSeconds = age
         timed.colour = colour(ageSeconds: age, settings: settings)
+        if ticket.state == .new, let fireAt = ticket.fireAt {
+            let wait = fireAt.seconds(since: now)
+            timed.firing = wait > 0 ? .hold : .fire
+            timed.holdSeconds = wait > 0 ? Int(wait.rounded(.up)) : nil
+        }
         return timed
     }
 }

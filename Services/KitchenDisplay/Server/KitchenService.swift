@@ -45,13 +45,25 @@ public final class KitchenService {
 
     /// Applies one order event inside the follower's transaction. The follower has already
     /// skipped an event id seen before, so a replay or a publisher's re-send never doubles a ticket.
+    /// The order's target ready time (and so each ticket's fire time) moves with it
+    /// (`Pacing`), announced as `kitchen.paced` in the same transaction.
     func consume(_ envelope: Envelope) throws {
         guard case .order(let event) = envelope.body else { return }
         let now = host.clock.now()
-        let existing = envelope.type == .orderPlaced ? [] : try store.tickets(ofOrder: event.order.orderId)
+        let placed = envelope.type == .orderPlaced
+        let existing = placed ? [] : try store.tickets(ofOrder: event.order.orderId)
         let changes = TicketBoard.changes(after: envelope.type, of: event.order, at: event.at, existing: existing)
-        for ticket in changes.inserted { try store.insert(ticket, at: now) }
-        for ticket in changes.updated { try store.update(ticket, at: now) }
+        // The order's tickets as the event left them, then paced.
+        var current = placed ? changes.inserted : existing.map { ticket in changes.updated.first { $0.ticketId == ticket.ticketId } ?? ticket }
+        var changed = Set(changes.updated.map(\.ticketId))
+        if let paced = Pacing.paced(after: envelope.type, order: event.order, tickets: current, at: event.at) {
+            current = paced.tickets
+            changed.formUnion(current.map(\.ticketId))
+            try host.emit(.kitchenPaced, topic: Topic.kitchen(event: "paced", cafe: paced.pacing.cafeId), stream: "kitchen", .paced(paced.pacing))
+        }
+        for ticket in current {
+            if placed { try store.insert(ticket, at: now) } else if changed.contains(ticket.ticketId) { try store.update(ticket, at: now) }
+        }
     }
 
     /// Start, bump or recall one ticket, with its kitchen events in the same transaction; a

@@ -31,6 +31,15 @@ public struct KitchenStore {
             """),
         // Event ids are deduped once for every consumer, by the runtime's StreamFollower.
         Migration(3, "DROP TABLE seen_events;"),
+        // Kitchen timing: each ticket's prep time, the order's target and the ticket's fire time
+        // (nil on tickets made before: they fire at once), and the customer's approach and lateness.
+        Migration(4, """
+            ALTER TABLE tickets ADD COLUMN prep_s INTEGER;
+            ALTER TABLE tickets ADD COLUMN target_ms INTEGER;
+            ALTER TABLE tickets ADD COLUMN fire_ms INTEGER;
+            ALTER TABLE tickets ADD COLUMN arriving INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE tickets ADD COLUMN overdue INTEGER NOT NULL DEFAULT 0;
+            """),
     ]
 
     let db: Database
@@ -46,19 +55,23 @@ public struct KitchenStore {
     /// Adds a ticket unless one with its id exists.
     public func insert(_ ticket: Ticket, at now: Timestamp) throws {
         try db.run("""
-            INSERT INTO tickets (ticket_id, order_id, cafe_id, station, state, lines, pickup_start_ms, customer_here, created_ms, updated_ms, rush)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(ticket_id) DO NOTHING
+            INSERT INTO tickets (ticket_id, order_id, cafe_id, station, state, lines, pickup_start_ms, customer_here, created_ms, updated_ms, rush,
+                                 prep_s, target_ms, fire_ms, arriving, overdue)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(ticket_id) DO NOTHING
             """, ticket.ticketId, ticket.orderId, ticket.cafeId, ticket.station, ticket.state.rawValue,
             String(decoding: Wire.encode(ticket.lines), as: UTF8.self), ticket.pickupStart.milliseconds, ticket.customerHere,
-            ticket.createdAt.milliseconds, now.milliseconds, ticket.rush)
+            ticket.createdAt.milliseconds, now.milliseconds, ticket.rush, ticket.prepSeconds.map(Int64.init), ticket.targetReadyAt?.milliseconds,
+            ticket.fireAt?.milliseconds, ticket.arriving == true, ticket.overdue == true)
     }
 
     /// Writes a ticket's changeable fields.
     public func update(_ ticket: Ticket, at now: Timestamp) throws {
         try db.run("""
-            UPDATE tickets SET state = ?, customer_here = ?, rush = ?, bumped_ms = ?, closed_ms = ?, updated_ms = ? WHERE ticket_id = ?
+            UPDATE tickets SET state = ?, customer_here = ?, rush = ?, bumped_ms = ?, closed_ms = ?, updated_ms = ?,
+                               target_ms = ?, fire_ms = ?, arriving = ?, overdue = ? WHERE ticket_id = ?
             """, ticket.state.rawValue, ticket.customerHere, ticket.rush, ticket.bumpedAt?.milliseconds, ticket.closedAt?.milliseconds,
-            now.milliseconds, ticket.ticketId)
+            now.milliseconds, ticket.targetReadyAt?.milliseconds, ticket.fireAt?.milliseconds, ticket.arriving == true, ticket.overdue == true,
+            ticket.ticketId)
     }
 
     /// One ticket by id.
@@ -90,7 +103,11 @@ public struct KitchenStore {
                    pickupStart: Timestamp(milliseconds: row.int64("pickup_start_ms")), customerHere: row.bool("customer_here"),
                    createdAt: Timestamp(milliseconds: row.int64("created_ms")), rush: row.bool("rush"),
                    bumpedAt: row.optionalInt64("bumped_ms").map(Timestamp.init(milliseconds:)),
-                   closedAt: row.optionalInt64("closed_ms").map(Timestamp.init(milliseconds:)))
+                   closedAt: row.optionalInt64("closed_ms").map(Timestamp.init(milliseconds:)),
+                   prepSeconds: row.optionalInt64("prep_s").map { Int($0) },
+                   targetReadyAt: row.optionalInt64("target_ms").map(Timestamp.init(milliseconds:)),
+                   fireAt: row.optionalInt64("fire_ms").map(Timestamp.init(milliseconds:)),
+                   arriving: row.bool("arriving") ? true : nil, overdue: row.bool("overdue") ? true : nil)
         }
     }
 }

@@ -59,11 +59,16 @@ public final class NotificationComposer {
             reminderId: reminderId, cafeId: cafeId)
     }
 
-    /// Ready and pickup reminders are worth showing until the pickup window ends; a cancellation
-    /// or no-show for a day after it.
+    /// Seconds after the window a ready order waits when the event does not say (`noShowAt`).
+    public static let defaultGraceSeconds = 15.0 * 60
+
+    /// A ready order is worth telling until it becomes a no-show (its `noShowAt`: the window's
+    /// end plus the café's grace), whenever the kitchen finishes it; a pickup reminder until the
+    /// window ends; a cancellation, no-show, delay or lateness for a day after the window.
     public static func expiry(_ kind: NotificationKind, order: OrderSnapshot) -> Timestamp? {
         switch kind {
-        case .orderReady, .pickupReminder: order.pickupEnd
+        case .orderReady: order.noShowAt ?? order.pickupEnd.adding(seconds: defaultGraceSeconds)
+        case .pickupReminder: order.pickupEnd
         case .orderCancelled, .noShow: order.pickupEnd.adding(seconds: afterWindowSeconds)
         case .orderDelayed, .orderLate: order.pickupEnd.adding(seconds: afterWindowSeconds)
         case .regionReminder: nil
@@ -84,11 +89,28 @@ public enum OrderNotifications {
     }
 
     /// What an order event notifies about: its state's notification (a ready one without the
-    /// event's reason), except `order.arrived` and `order.claimed`, which carry the unchanged
-    /// state: no transition to tell anyone about. nil when it notifies nobody.
+    /// event's reason); a ready order taken back by the kitchen (`order.preparing` after `ready`)
+    /// "a moment longer"; an overdue one "running late". `order.arrived`, `order.approaching` and
+    /// `order.claimed` carry the unchanged state: nothing to tell. nil when it notifies nobody.
     public static func subject(_ type: EventType, _ event: OrderEvent) -> NotificationSubject? {
-        guard type != .orderArrived, type != .orderClaimed, let kind = kind(for: event.order.state) else { return nil }
-        return .order(kind, event.order, reason: kind == .orderReady ? nil : event.reason)
+        switch type {
+        case .orderArrived, .orderClaimed, .orderApproaching: return nil
+        case .orderOverdue: return .order(.orderLate, event.order, reason: nil)
+        case .orderPreparing where event.previous == .ready: return .order(.orderDelayed, event.order, reason: nil)
+        default:
+            guard let kind = kind(for: event.order.state) else { return nil }
+            return .order(kind, event.order, reason: kind == .orderReady ? nil : event.reason)
+        }
+    }
+
+    /// What a device is told once of an order, per kind: the order id; after the kitchen took a
+    /// ready order back, its ready and "a moment longer" carry the recall's number, so each
+    /// recall tells once and the next ready tells again (under the same collapse id).
+    public static func onceKey(_ kind: NotificationKind, _ order: OrderSnapshot) -> String {
+        switch kind {
+        case .orderReady, .orderDelayed: (order.recalls ?? 0) > 0 ? "\(order.orderId)#\(order.recalls ?? 0)" : order.orderId
+        default: order.orderId
+        }
     }
 
     /// The devices to notify: the order's own device first, then every other device registered

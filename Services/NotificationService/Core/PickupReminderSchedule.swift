@@ -3,8 +3,13 @@ import Messages
 
 /// When to remind a customer that their pickup window starts: a lead time before `pickupStart`,
 /// for an order that is accepted or being prepared. Ready, collected, cancelled and no-show orders
-/// need no reminder (ready gets its own notification).
+/// need no reminder (ready gets its own notification). An order placed so close to its window
+/// that the reminder would come less than `minimumNoticeSeconds` after the order gets none: a
+/// "coming up" the moment you order tells you nothing.
 public struct PickupReminderSchedule: Sendable, Equatable {
+    /// A reminder is useful only this long after the order was placed, or later.
+    public static let minimumNoticeSeconds = 120.0
+
     /// Seconds before the window's start; nil when pickup reminders are off.
     public var leadSeconds: Double?
 
@@ -25,7 +30,9 @@ public struct PickupReminderSchedule: Sendable, Equatable {
     public func action(for order: OrderSnapshot) -> Action {
         guard let leadSeconds else { return .cancel }
         switch order.state {
-        case .placed, .accepted, .preparing: return .schedule(at: order.pickupStart.adding(seconds: -leadSeconds))
+        case .placed, .accepted, .preparing:
+            let due = order.pickupStart.adding(seconds: -leadSeconds)
+            return due.seconds(since: order.placedAt) >= Self.minimumNoticeSeconds ? .schedule(at: due) : .cancel
         case .ready, .pickedUp, .cancelled, .noShow: return .cancel
         }
     }

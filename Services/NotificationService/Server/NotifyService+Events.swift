@@ -23,15 +23,21 @@ extension NotifyService {
     }
 
     private func order(_ type: EventType, _ event: OrderEvent) throws {
+        var event = event
+        // An order placed before `noShowAt` existed: its ready is worth telling until the
+        // café's grace after the window, as the catalog says.
+        if event.order.noShowAt == nil, let grace = catalog.cafe(event.order.cafeId)?.pickup.graceMinutes {
+            event.order.noShowAt = event.order.pickupEnd.adding(seconds: Double(grace * 60))
+        }
         let order = event.order
         try store.learnCafe(order.cafeId, name: order.cafeName)
         switch schedule.action(for: order) {
         case .schedule(let at): try store.schedulePickupReminder(order, at: at)
         case .cancel: try store.endPickupReminder(order.orderId, as: .cancelled, at: now)
         }
-        guard let subject = OrderNotifications.subject(type, event) else { return }
+        guard let subject = OrderNotifications.subject(type, event), case .order(let kind, _, _) = subject else { return }
         for deviceId in try recipients(order) {
-            try notify(subject, deviceId: deviceId, onceKey: order.orderId)
+            try notify(subject, deviceId: deviceId, onceKey: OrderNotifications.onceKey(kind, order))
         }
     }
 

@@ -7,9 +7,37 @@ import Messages
 public enum OrderCustomerEvents {
     /// The café a region event says the device entered; nil for anything else. Only the campus
     /// monitor's satisfied conditions count: another monitor's identifiers mean what its owner says.
+    /// The café's own condition is its beacons, named by the café id; `<id>.area` and
+    /// `<id>.approach` are wider circles and are not arrivals.
     public static func arrivalCafe(_ event: RegionEvent) -> String? {
-        guard event.state == .satisfied, event.monitor == CampusCatalog.monitorName else { return nil }
+        guard event.state == .satisfied, event.monitor == CampusCatalog.monitorName, !event.identifier.contains(".") else { return nil }
         return event.identifier
+    }
+
+    /// The café whose approach area (`<id>.approach`) a region event says the device entered; nil otherwise.
+    public static func approachCafe(_ event: RegionEvent) -> String? {
+        guard event.state == .satisfied, event.monitor == CampusCatalog.monitorName, event.identifier.hasSuffix(".approach") else { return nil }
+        let cafe = event.identifier.dropLast(".approach".count)
+        return cafe.isEmpty || cafe.contains(".") ? nil : String(cafe)
+    }
+
+    /// The effects of the device entering the approach area of the café of `orders` (its open
+    /// orders there): each app order the kitchen still has to make, whose customer is neither
+    /// here nor already seen approaching, gets `approachedAt`, `expectedArrivalAt` (approach plus
+    /// the café's walk) and an `order.approaching` event. Kiosk and App Clip orders are made at
+    /// once: their customer is at the counter.
+    public static func approach(_ event: RegionEvent, orders: [OrderSnapshot], walkSeconds: Int, now: Timestamp) -> [OrderEffects] {
+        orders.filter { order in
+            order.channel == .app && !order.customerHere && order.approachedAt == nil
+                && [.placed, .accepted, .preparing].contains(order.state)
+        }.map { order in
+            var effects = OrderEffects(order: order, at: now)
+            effects.order.approachedAt = event.date
+            effects.order.expectedArrivalAt = event.date.adding(seconds: Double(walkSeconds))
+            effects.events.append(OrderEmission(.orderApproaching, label: "approaching", event: OrderEvent(
+                order: effects.order, previous: order.state, reason: "customer entered the approach area of \(order.cafeName)", at: event.date)))
+            return effects
+        }
     }
 
     /// The effects of the device entering the café of `orders` (its open orders there): each one

@@ -1,7 +1,8 @@
 import Messages
 
 /// The legal order transitions: placed → accepted → preparing → ready → pickedUp; cancelled from
-/// any open state (the customer only before preparing); noShow once ready and uncollected.
+/// any open state (the customer only before preparing); noShow once ready and uncollected; and
+/// ready → preparing when the kitchen recalls a ready order (the food is not on the shelf after all).
 public enum OrderLifecycle {
     /// Who moves an order: the customer, the kitchen (and counter), or the service itself.
     public enum Actor: String, Sendable {
@@ -15,7 +16,7 @@ public enum OrderLifecycle {
             return actor != .customer
         case (.placed, .cancelled), (.accepted, .cancelled):
             return true
-        case (.preparing, .cancelled), (.ready, .cancelled):
+        case (.preparing, .cancelled), (.ready, .cancelled), (.ready, .preparing):
             return actor == .kitchen
         case (.ready, .noShow):
             return actor == .system

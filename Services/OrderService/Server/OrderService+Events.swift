@@ -18,9 +18,14 @@ extension OrderService {
             try store.clearNearest(deviceId: purged.deviceId)
         case .region(let event):
             // A customer entering the café of one of their open orders: the kitchen sees "customer here".
-            guard let cafeId = OrderCustomerEvents.arrivalCafe(event) else { return }
-            let orders = try store.openOrders(deviceId: event.deviceId, cafeId: cafeId)
-            for effects in OrderCustomerEvents.arrival(event, orders: orders, now: now) { try apply(effects) }
+            if let cafeId = OrderCustomerEvents.arrivalCafe(event) {
+                let orders = try store.openOrders(deviceId: event.deviceId, cafeId: cafeId)
+                for effects in OrderCustomerEvents.arrival(event, orders: orders, now: now) { try apply(effects) }
+            } else if let cafeId = OrderCustomerEvents.approachCafe(event), let approach = catalog.cafe(cafeId)?.approach {
+                // On the way: the kitchen paces the order by when the customer will be at the counter.
+                let orders = try store.openOrders(deviceId: event.deviceId, cafeId: cafeId)
+                for effects in OrderCustomerEvents.approach(event, orders: orders, walkSeconds: approach.walkSeconds, now: now) { try apply(effects) }
+            }
         case .kitchen(let event):
             if let effects = try OrderProgress.kitchen(envelope.type, event, order: try store.order(event.orderId), now: now) {
                 try apply(effects)

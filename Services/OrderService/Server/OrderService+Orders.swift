@@ -92,12 +92,18 @@ extension OrderService {
         return view(try OrderScope.reach(try store.order(query.orderId), id: query.orderId, caller: caller, to: "read"), requested: query.locale)
     }
 
-    /// Ready orders not collected by the end of their window plus the café's grace period, each
-    /// in its own transaction.
+    /// Ready orders not collected by the end of their window plus the café's grace period become
+    /// no-shows; orders the kitchen has not finished by then are escalated as overdue (once, never
+    /// closed). Each in its own transaction.
     func markNoShows() throws {
         let at = now
         for order in try store.readyOrders() {
             if let effects = try OrderProgress.noShow(order, graceMinutes: catalog.cafe(order.cafeId)?.pickup.graceMinutes, now: at) {
+                try host.write { try apply(effects) }
+            }
+        }
+        for order in try store.unfinishedOrders() {
+            if let effects = OrderProgress.overdue(order, graceMinutes: catalog.cafe(order.cafeId)?.pickup.graceMinutes, now: at) {
                 try host.write { try apply(effects) }
             }
         }

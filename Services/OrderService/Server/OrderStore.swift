@@ -33,6 +33,11 @@ final class OrderStore {
         try db.query("SELECT snapshot FROM orders WHERE device_id = ? AND cafe_id = ? AND state IN \(Self.openStates)", deviceId, cafeId).map(Self.order)
     }
 
+    /// Every order still to be made and not yet escalated, for the overdue check.
+    func unfinishedOrders() throws -> [OrderSnapshot] {
+        try db.query("SELECT snapshot FROM orders WHERE state IN ('placed','accepted','preparing')").map(Self.order).filter { $0.overdueAt == nil }
+    }
+
     /// Every ready order, for the no-show timer.
     func readyOrders() throws -> [OrderSnapshot] {
         try db.query("SELECT snapshot FROM orders WHERE state = 'ready'").map(Self.order)

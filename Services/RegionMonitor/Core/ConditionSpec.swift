@@ -23,12 +23,17 @@ public struct ConditionSpec: Sendable, Equatable {
 
 extension ConditionSpec {
     /// The campus monitor's conditions: per café, its beacons (uuid + major) under the café's id,
-    /// and its area (center and confirmation radius) under "<id>.area".
+    /// its area (center and confirmation radius) under "<id>.area", and, when the catalog gives
+    /// one, its approach area (the kitchen paces orders by it) under "<id>.approach".
     public static func campus(_ catalog: CampusCatalog, monitor: String) -> [ConditionSpec] {
         catalog.cafes.flatMap { cafe in
             [ConditionSpec(monitor: monitor, identifier: cafe.id, condition: .beacon(uuid: catalog.beaconUUID, major: cafe.beaconMajor, minor: nil)),
              ConditionSpec(monitor: monitor, identifier: "\(cafe.id).area",
                            condition: .circle(latitude: cafe.latitude, longitude: cafe.longitude, radius: cafe.confirmationRadius))]
+                + (cafe.approach.map { approach in
+                    [ConditionSpec(monitor: monitor, identifier: "\(cafe.id).approach",
+                                   condition: .circle(latitude: cafe.latitude, longitude: cafe.longitude, radius: approach.radius))]
+                } ?? [])
         }
     }
 }
