@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
         .target(name: "Messages", path: "Shared/Messages", exclude: ["PROTOCOL.md"]),
         .target(name: "Campus", dependencies: ["Messages"], path: "Shared/Campus"),
-        .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages"], path: "Shared/ServiceRuntime"),
+        .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus"], path: "Shared/ServiceRuntime"),
         .target(name: "Metrics", path: "Shared/Metrics"),
     ]
     + [

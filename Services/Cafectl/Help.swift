@@ -42,6 +42,8 @@ kitchen:
   cafectl kds counts [--cafe C] [--station S]                   all-day counts of what open tickets still need
   cafectl kds start <ticket-id>    cafectl kds bump <ticket-id>    cafectl kds recall <ticket-id>
   cafectl kds rush <order-id> [--off true]                      put an order ahead of the queue (or back)
+  cafectl kds 86 <item-id> [--cafe C] [--reason R]              mark an item sold out at a café (order-service; a kitchen key: its café)
+  cafectl kds restore <item-id> [--cafe C]                      put an 86'd item back on the menu
   the screen: kitchen-display --attach tcp://127.0.0.1:7440 [--station grill|expediter]
 
 location (region-monitor):

@@ -33,8 +33,14 @@ extension ClientCommands {
             let rush = try args.bool("off", default: false) == false
             try args.checkAllUsed()
             _ = try call("kitchen", Op.kdsRush, RushCommand(orderId: order, rush: rush), as: ExpediterOrder.self)
+        case "86", "restore":
+            // Sold out, or back: order-service owns the menu, so this goes there, as the kitchen's key.
+            let item = try id("item-id")
+            let request = MenuAvailabilityRequest(cafeId: args.string("cafe"), itemId: item, available: words[1] == "restore", reason: args.string("reason"))
+            try args.checkAllUsed()
+            _ = try call("orders", Op.menuAvailabilitySet, request, as: MenuAvailability.self)
         default:
-            throw UsageError("unknown command \"\(words.joined(separator: " "))\"; kds takes tickets, orders, counts, start, bump, recall, rush (see cafectl help)")
+            throw UsageError("unknown command \"\(words.joined(separator: " "))\"; kds takes tickets, orders, counts, start, bump, recall, rush, 86, restore (see cafectl help)")
         }
     }
 }

@@ -55,6 +55,7 @@ extension OrderHarness {
             "SELECT user_id || ' ' || kind || ' ' || IFNULL(cafe_id, '-') AS r FROM preferences ORDER BY user_id",
             "SELECT COUNT(*) || ' keys' AS r FROM idempotency",
             "SELECT COUNT(*) || ' events' AS r FROM outbox",
+            "SELECT cafe_id || ' ' || item_id || ' ' || available AS r FROM menu_availability ORDER BY cafe_id, item_id",
         ]
         return try queries.flatMap { try host.db.query($0).map { $0.string("r") } }.joined(separator: "\n")
     }

@@ -26,9 +26,9 @@ struct TicketBoardTests {
         let tickets = TicketBoard.tickets(for: Self.twoStations, at: .at(5))
         #expect(tickets.map(\.ticketId) == ["ord-1:grill", "ord-1:salad"])
         #expect(tickets.map(\.station) == ["grill", "salad"])
-        #expect(tickets[0].lines == [TicketLine(name: "Grass-fed burger", quantity: 2, modifiers: ["Add cheese"]),
-                                     TicketLine(name: "Fries", quantity: 3, modifiers: [])])
-        #expect(tickets[1].lines == [TicketLine(name: "Caesar salad", quantity: 1, modifiers: [])])
+        #expect(tickets[0].lines == [TicketLine(name: "Grass-fed burger", quantity: 2, modifiers: ["Add cheese"], itemId: "burger"),
+                                     TicketLine(name: "Fries", quantity: 3, modifiers: [], itemId: "fries")])
+        #expect(tickets[1].lines == [TicketLine(name: "Caesar salad", quantity: 1, modifiers: [], itemId: "caesar")])
         for ticket in tickets {
             #expect(ticket.state == .new)
             #expect(ticket.orderId == "ord-1" && ticket.cafeId == "caffe-macs")
@@ -140,7 +140,7 @@ struct TicketBoardTests {
     func ticketFields() {
         let ticket = TicketBoard.tickets(for: Self.twoStations, at: t0)[1]
         #expect(ticket == TicketView(ticketId: "ord-1:salad", orderId: "ord-1", cafeId: "caffe-macs", station: "salad", state: .new,
-                                          lines: [TicketLine(name: "Caesar salad", quantity: 1, modifiers: [])],
+                                          lines: [TicketLine(name: "Caesar salad", quantity: 1, modifiers: [], itemId: "caesar")],
                                           pickupStart: .at(600), customerHere: false, createdAt: t0, prepSeconds: 0))
     }
 }

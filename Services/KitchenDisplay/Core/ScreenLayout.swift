@@ -110,7 +110,7 @@ public struct ScreenLayout: Sendable {
         return [
             fit(allDay, width),
             fit(status, width),
-            paint(fit("keys: ←/→ view  ↑/↓ move  s start  b bump  r recall last bump  ! rush  q quit", width), "2"),
+            paint(fit("keys: ←/→ view  ↑/↓ move  s start  b bump  r recall last bump  ! rush  8 86 item  9 back on  q quit", width), "2"),
         ]
     }
 

@@ -16,7 +16,7 @@ public enum TicketBoard {
         for line in order.lines where !stations.contains(line.station) { stations.append(line.station) }
         return stations.map { station in
             let lines = order.lines.filter { $0.station == station }
-                .map { TicketLine(name: $0.name, quantity: $0.quantity, modifiers: $0.modifiers, prepSeconds: $0.prepSeconds) }
+                .map { TicketLine(name: $0.name, quantity: $0.quantity, modifiers: $0.modifiers, prepSeconds: $0.prepSeconds, itemId: $0.itemId) }
             return Ticket(ticketId: "\(order.orderId):\(station)", orderId: order.orderId, cafeId: order.cafeId, station: station, state: .new,
                           lines: lines, pickupStart: order.pickupStart, customerHere: order.customerHere, createdAt: time,
                           prepSeconds: Pacing.prepSeconds(of: lines), arriving: order.approachedAt != nil ? true : nil,

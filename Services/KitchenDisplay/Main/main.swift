@@ -36,7 +36,7 @@ do {
     let host = try ServiceHost(service: "kitchen-display", config: config)
     let service = KitchenService(host: host, settings: settings.times)
     try service.start()
-    let screen = settings.screen ? try TerminalScreen.show(on: host, station: settings.station, cafe: settings.cafe, as: screenPrincipal) : nil
+    let screen = settings.screen ? try TerminalScreen.show(on: host, station: settings.station, cafe: settings.cafe, as: screenPrincipal, config: config) : nil
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
     screen?.close()

@@ -21,6 +21,8 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
     public var screenLog: String? = nil
     /// Deployed mode: the principal the screen acts as (a kitchen key in `--keys`); nil in plain mode.
     public var screenAs: String? = nil
+    /// order-service, where the screen's 86 keys mark an item sold out (order-service owns the menu).
+    public var orders = "tcp://127.0.0.1:7430"
 
     /// Every setting at its default.
     public init() {}
@@ -41,6 +43,7 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
             OptionSpec.seconds("yellow-seconds", .positive, default: defaults.times.yellowSeconds, help: "a ticket waiting this long turns yellow"),
             OptionSpec.seconds("red-seconds", .positive, default: defaults.times.redSeconds, help: "a ticket waiting this long turns red"),
             OptionSpec.seconds("recall-seconds", .nonNegative, default: defaults.times.recallSeconds, help: "a bumped ticket can be recalled for this long"),
+            OptionSpec("orders", .endpoint, default: defaults.orders, help: "order-service's request endpoint: the screen's 8 and 9 keys 86 an item there and put it back"),
             OptionSpec.seconds("cancelled-seconds", .nonNegative, default: defaults.times.cancelledLingerSeconds,
                        help: "a cancelled ticket stays on screen, marked, for this long"),
         ]
@@ -57,6 +60,7 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
         cafe = optional("cafe")
         screenLog = optional("screen-log")
         screenAs = optional("screen-as")
+        orders = config.string("orders")
     }
 
     /// The principal the screen acts as under security mode `mode` ("plain", "deployed") with the

@@ -19,7 +19,9 @@ extension TerminalScreen {
         let logger = Logger(service: "kitchen-display", instance: "screen", minimum: .error)
         let security = try principal.map { try SocketSecurity.from(config, name: $0, serving: nil, logger: logger) } ?? .plain(logger: logger)
         let client = try security.requestClient(context: context, peer: endpoint, defaultServer: "kitchen-display", timeoutMilliseconds: 1_000)
-        let screen = TerminalScreen(transport: { try client.send(raw: $0) }, station: station, cafe: cafe)
+        let orders = try security.requestClient(context: context, peer: config.string("orders"), defaultServer: "order-service", timeoutMilliseconds: 2_000)
+        defer { orders.close() }
+        let screen = TerminalScreen(transport: { try client.send(raw: $0) }, menu: { try orders.send(raw: $0) }, station: station, cafe: cafe)
         let shutdown = ShutdownSignal()
         shutdown.installHandlers(logger: logger)
         screen.open()
@@ -43,8 +45,11 @@ extension TerminalScreen {
     /// q stops the service. Close it after `host.run()` returns. `principal`: deployed mode's
     /// `--screen-as` (it must be in the key registry), each request made as it stands in the
     /// registry then; nil in plain mode (the developer).
-    public static func show(on host: ServiceHost, station: String?, cafe: String?, as principal: String?) throws -> TerminalScreen {
+    public static func show(on host: ServiceHost, station: String?, cafe: String?, as principal: String?, config: Configuration) throws -> TerminalScreen {
         let transport: Transport
+        // The 86 keys act at order-service as the screen's kitchen (its own key), never as the service.
+        let menuSecurity = try principal.map { try SocketSecurity.from(config, name: $0, serving: nil, logger: host.logger) } ?? .plain(logger: host.logger)
+        let orders = try menuSecurity.requestClient(context: host.context, peer: config.string("orders"), defaultServer: "order-service", timeoutMilliseconds: 2_000)
         if let principal {
             guard host.security.caller(userId: principal, key: nil) != nil else {
                 throw SecurityError("--screen-as \(principal) is not in the key registry; the screen would have no one to act as")
@@ -58,7 +63,7 @@ extension TerminalScreen {
         } else {
             transport = { [router = host.router] in router.handle($0) }
         }
-        let screen = TerminalScreen(transport: transport, station: station, cafe: cafe)
+        let screen = TerminalScreen(transport: transport, menu: { try orders.send(raw: $0) }, station: station, cafe: cafe)
         screen.open()
         host.reactor.every(0.03, name: "screen") { [shutdown = host.shutdown] in
             screen.tick(now: Reactor.monotonic())

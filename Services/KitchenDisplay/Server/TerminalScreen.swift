@@ -15,6 +15,8 @@ public final class TerminalScreen {
     public typealias Transport = (Data) throws -> Data
 
     private let transport: Transport
+    /// order-service, for the 86 keys; nil: the keys say the menu cannot be changed from here.
+    private let menu: Transport?
     private let cafe: String?
     private var layout: ScreenLayout
     private var saved = termios()
@@ -28,8 +30,9 @@ public final class TerminalScreen {
 
     /// A screen acting through `transport`, opening on `station` (or "expediter"; nil: every
     /// station) and showing only `cafe`'s tickets (nil: every café).
-    public init(transport: @escaping Transport, station: String?, cafe: String?) {
+    public init(transport: @escaping Transport, menu: Transport? = nil, station: String?, cafe: String?) {
         self.transport = transport
+        self.menu = menu
         self.cafe = cafe
         let view: ScreenLayout.View = station.map { $0 == "expediter" ? .expediter : .station($0) } ?? .allStations
         layout = ScreenLayout(views: ScreenLayout.views(stations: station.flatMap { $0 == "expediter" ? nil : $0 }.map { [$0] } ?? []),
@@ -125,6 +128,8 @@ public final class TerminalScreen {
         case .char("b"), .char(" "), .char("\r"), .char("\n"): act("bump") { try self.onSelectedTickets(Op.kdsBump, open: [.new, .inProgress]) }
         case .char("r"): act("recall") { try self.recallLast() }
         case .char("!"): act("rush") { try self.toggleRush() }
+        case .char("8"): act("86") { try self.setAvailability(false) }
+        case .char("9"): act("restore") { try self.setAvailability(true) }
         case .char("q"): quitRequested = true
         default: break
         }
@@ -184,6 +189,20 @@ public final class TerminalScreen {
         guard let order else { return "nothing selected" }
         let result = try call(Op.kdsRush, RushCommand(orderId: order.id, rush: !order.rush), as: ExpediterOrder.self)
         return "order \(result.orderId) \(result.rush ? "rushed" : "back in line")"
+    }
+
+    /// 86es (sold out) the first item of the selected ticket at its café, or puts it back, at
+    /// order-service as this screen's kitchen.
+    private func setAvailability(_ available: Bool) throws -> String {
+        guard let menu else { return "no order-service to change the menu at" }
+        let ticket: TicketView? = layout.view == .expediter
+            ? layout.orders.indices.contains(layout.selected) ? layout.orders[layout.selected].tickets.first : nil
+            : layout.tickets.indices.contains(layout.selected) ? layout.tickets[layout.selected] : nil
+        guard let ticket, let line = ticket.lines.first, let itemId = line.itemId else { return "no item selected" }
+        let request = MenuAvailabilityRequest(cafeId: ticket.cafeId, itemId: itemId, available: available, reason: available ? nil : "86'd on the kitchen screen")
+        let reply = try menu(Wire.encode(Request(op: Op.menuAvailabilitySet, body: request)))
+        let result = try Wire.decodeReply(reply, body: MenuAvailability.self).get()
+        return "\(line.name) \(result.available ? "back on the menu" : "86'd: sold out") at \(result.cafeId)"
     }
 
     /// Fetches what the current view shows. A kitchen-display that does not answer leaves the

@@ -12,10 +12,13 @@ let settings = NotifySettings(config)
 // Start errors are JSON lines like every other log line (exit 1; a missing or unreadable campus catalog among them).
 let startLog = Logger(service: NotifySettings.program, instance: config.string("instance"))
 do {
-    let catalog = try CampusCatalog.load(path: settings.campus)
     let host = try ServiceHost(service: NotifySettings.program, config: config)
-    let service = NotifyService(host: host, catalog: catalog, settings: settings)
+    let source = try CatalogSource(path: settings.campus, now: host.clock.now())
+    let service = NotifyService(host: host, catalog: source.catalog, settings: settings)
     try service.start()
+    // SIGHUP and catalog.reload switch to the file's new catalog when it validates whole.
+    source.onChange { service.use($0) }
+    source.attach(to: host)
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
 } catch {

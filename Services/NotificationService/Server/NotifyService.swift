@@ -12,7 +12,8 @@ public final class NotifyService {
     let host: ServiceHost
     /// The campus catalog: café names and the ids reminders may name. Required: main refuses to
     /// start without a readable one.
-    let catalog: CampusCatalog
+    /// The catalog in use: replaced whole by a reload (`use(_:)`), on the reactor's thread.
+    private(set) var catalog: CampusCatalog
     let store: NotifyStore
     let composer = NotificationComposer()
     let schedule: PickupReminderSchedule
@@ -38,6 +39,9 @@ public final class NotifyService {
     public convenience init(host: ServiceHost, catalog: CampusCatalog, settings: NotifySettings) {
         self.init(host: host, catalog: catalog, schedule: settings.schedule, tickSeconds: settings.tickSeconds, retention: settings.retention)
     }
+
+    /// Switches to a reloaded catalog (café names, reminder cafés, grace times).
+    public func use(_ catalog: CampusCatalog) { self.catalog = catalog }
 
     /// Migrates the schema and registers the subscriptions, ops, timers and health details.
     public func start() throws {

@@ -11,12 +11,15 @@ let settings = OrderSettings(config)
 // Start errors are JSON lines like every other log line (exit 1; a missing or unreadable campus catalog among them).
 let startLog = Logger(service: OrderSettings.program, instance: config.string("instance"))
 do {
-    let catalog = try CampusCatalog.load(path: settings.campus)
     let host = try ServiceHost(service: OrderSettings.program, config: config)
+    let source = try CatalogSource(path: settings.campus, now: host.clock.now())
     let region = try RegionClient(context: host.context, endpoints: settings.regionEndpoints, security: host.security,
                                   timeoutMilliseconds: Int32(settings.regionTimeoutMilliseconds), retrySeconds: settings.regionRetrySeconds, clock: host.clock)
-    let service = OrderService(host: host, catalog: catalog, holdSeconds: settings.reservationHoldSeconds, region: region)
+    let service = OrderService(host: host, catalog: source.catalog, holdSeconds: settings.reservationHoldSeconds, region: region)
     try service.start()
+    // SIGHUP and catalog.reload switch to the file's new catalog when it validates whole.
+    source.onChange { service.use($0) }
+    source.attach(to: host)
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
 } catch {

@@ -20,6 +20,7 @@ extension OrderService {
             return try JSONDecoder().decode(OrderView.self, from: reply)
         }
         let checked = try OrderPlacement.check(request, catalog: catalog)
+        try MenuAvailabilityRules.checkAvailable(request.items, cafe: checked.cafe, unavailable: try store.unavailableItems(cafeId: checked.cafe.id))
         // Last, because it is a round trip: region-monitor confirms the code was scanned inside the
         // café before the payment is taken. A refusal changes nothing here.
         if let clip = request.clip, let deviceId = request.deviceId { try confirmClip(clip, deviceId: deviceId, cafe: checked.cafe) }

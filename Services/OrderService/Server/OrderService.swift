@@ -9,7 +9,8 @@ import ServiceRuntime
 /// SQLite file; it learns where devices are only from region events.
 public final class OrderService {
     let host: ServiceHost
-    let catalog: CampusCatalog
+    /// The catalog in use: replaced whole by a reload (`use(_:)`), on the reactor's thread.
+    private(set) var catalog: CampusCatalog
     let holdSeconds: Double
     let region: RegionQueries
     let store: OrderStore
@@ -26,11 +27,16 @@ public final class OrderService {
         store = OrderStore(db: host.db)
     }
 
+    /// Switches to a reloaded catalog: what comes next uses it; open orders and reservations
+    /// keep what they were made with (their snapshots and window starts).
+    public func use(_ catalog: CampusCatalog) { self.catalog = catalog }
+
     /// Migrates the schema and registers the ops, the subscription, the timers and health details.
     public func start() throws {
         try store.migrate()
         let router = host.router
         // Every op is answered as the caller its connection proved (OrderScope), never as the body says.
+        router.on(Op.menuAvailabilitySet, MenuAvailabilityRequest.self) { [unowned self] body, caller in try self.setAvailability(body, as: caller) }
         router.on(Op.preferenceSet, PreferenceRequest.self) { [unowned self] body, caller in try self.setPreference(body, as: caller) }
         router.on(Op.preferenceGet, PreferenceRequest.self) { [unowned self] body, caller in try self.preference(body, as: caller) }
         router.on(Op.menuGet, MenuRequest.self) { [unowned self] body, caller in try self.menu(body, as: caller) }
@@ -80,7 +86,7 @@ public final class OrderService {
         try RequestRules.validateLocale(request.locale)
         if caller.role == .kiosk {
             let cafe = try RequestRules.cafe(caller.principal?.cafeId ?? "", in: catalog)
-            return presenter.menu(cafe, rule: .preferredCafe, locale: request.locale)
+            return presenter.menu(cafe, rule: .preferredCafe, locale: request.locale, unavailable: try store.unavailableItems(cafeId: cafe.id))
         }
         let userId = try caller.actingUser(required: request.userId)
         let deviceId = try caller.actingDevice(request.deviceId)
@@ -92,7 +98,7 @@ public final class OrderService {
             inputs.nearestCafeByLocation = nearestOpenCafe(deviceId: deviceId)
         }
         let choice = MenuChooser.choose(inputs, catalog: catalog)
-        return presenter.menu(choice.cafe, rule: choice.rule, locale: request.locale)
+        return presenter.menu(choice.cafe, rule: choice.rule, locale: request.locale, unavailable: try store.unavailableItems(cafeId: choice.cafe.id))
     }
 
     /// The nearest café open now by the device's fresh location, as region-monitor ranks them.

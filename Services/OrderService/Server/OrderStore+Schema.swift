@@ -47,5 +47,17 @@ extension OrderStore {
             );
             CREATE INDEX order_audit_order ON order_audit (order_id);
             """),
+        // Items 86'd (sold out) at a café, and put back.
+        Migration(2, """
+            CREATE TABLE menu_availability (
+                cafe_id TEXT NOT NULL,
+                item_id TEXT NOT NULL,
+                available INTEGER NOT NULL,
+                reason TEXT,
+                by TEXT NOT NULL,
+                at_ms INTEGER NOT NULL,
+                PRIMARY KEY (cafe_id, item_id)
+            ) WITHOUT ROWID;
+            """),
     ]
 }

@@ -20,10 +20,13 @@ do {
     startLog.exitStart("invalid configuration", error: error, status: 2)
 }
 do {
-    let catalog = try CampusCatalog.load(path: settings.campus)
     let host = try ServiceHost(service: "region-monitor", config: config)
-    let service = RegionService(host: host, catalog: catalog, settings: settings)
+    let source = try CatalogSource(path: settings.campus, now: host.clock.now())
+    let service = RegionService(host: host, catalog: source.catalog, settings: settings)
     try service.start()
+    // SIGHUP and catalog.reload switch to the file's new catalog when it validates whole.
+    source.onChange { service.use($0) }
+    source.attach(to: host)
     // The service is the owner its handlers point back to: keep it alive while the host runs.
     withExtendedLifetime(service) { host.run() }
 } catch {

@@ -13,7 +13,8 @@ import ServiceRuntime
 /// carries a coordinate.
 public final class RegionService {
     let host: ServiceHost
-    let catalog: CampusCatalog
+    /// The catalog in use: replaced whole by a reload (`use(_:)`), on the reactor's thread.
+    private(set) var catalog: CampusCatalog
     /// Rebuilt from the store after a write the storage refused (see `reloadEngine`).
     private(set) var engine: RegionEngine
     /// A reload that could not finish (the storage still failing): retried by the timer.
@@ -104,6 +105,13 @@ public final class RegionService {
         if stale > 0 { host.logger.info("records of removed conditions dropped", ["records": "\(stale)"]) }
     }
 
+    /// Switches to a reloaded catalog: the campus monitor's conditions are rebuilt from it (the
+    /// engine reloads from storage; records of conditions it no longer has are dropped).
+    public func use(_ catalog: CampusCatalog) {
+        self.catalog = catalog
+        reloadEngine(reason: "with the reloaded catalog")
+    }
+
     /// The timer: fires the exits, dwell times and stale nearest beacons due at the clock's time.
     func tick() throws {
         if needsReload { reloadEngine() }
@@ -114,13 +122,13 @@ public final class RegionService {
     /// write (a full disk), the records and events roll back and the engine would believe it had
     /// announced what nobody heard. So it is rebuilt from what committed, and the next sighting
     /// announces the change again.
-    func reloadEngine() {
+    func reloadEngine(reason: String = "after a failed write") {
         guard !host.db.inTransaction else { needsReload = true; return }
         engine = RegionEngine(settings: settings.engine)
         do {
             try restore()
             needsReload = false
-            host.logger.warning("engine reloaded from storage after a failed write")
+            host.logger.warning("engine reloaded from storage \(reason)")
         } catch {
             needsReload = true
             host.logger.error("engine reload failed; retried on the next tick", ["error": "\(error)"])

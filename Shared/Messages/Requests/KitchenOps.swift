@@ -77,11 +77,14 @@ public struct TicketLine: Codable, Sendable, Equatable {
     public var modifiers: [String]
     /// Seconds to make this line, from the order (nil on orders placed before prep times).
     public var prepSeconds: Int?
-    public init(name: String, quantity: Int, modifiers: [String], prepSeconds: Int? = nil) {
+    /// The menu item (the screen's 86 key names it to order-service).
+    public var itemId: String?
+    public init(name: String, quantity: Int, modifiers: [String], prepSeconds: Int? = nil, itemId: String? = nil) {
         self.name = name
         self.quantity = quantity
         self.modifiers = modifiers
         self.prepSeconds = prepSeconds
+        self.itemId = itemId
     }
 }
 
