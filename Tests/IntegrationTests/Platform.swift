@@ -12,7 +12,8 @@ final class Platform {
     /// The processes, their logs and the data folder.
     let children: ChildProcesses
     let ports: [String: Int]
-    let campus: String
+    /// The catalog every service reads; a test may point it at a copy before starting.
+    var campus: String
     /// Flags added after the defaults (a later flag wins), per executable.
     var extraArguments: [String: [String]] = [:]
     /// Deployed mode: the key folder (every service instance and `operator` from `keys init`;
