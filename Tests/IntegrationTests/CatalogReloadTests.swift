@@ -103,10 +103,29 @@ struct CatalogReloadTests {
 struct DeployedMenuTests {
     @Test("over CURVE: catalog.reload is the operator's (a kitchen and a phone refused); menu.availability.set a kitchen's at its café")
     func refusals() throws {
-        let platform = try DeployedScopeTests.platform()
+        var platform = try DeployedScopeTests.platform()
         defer { platform.stop() }
+        let copy = platform.root.appendingPathComponent("campus.json").path
+        try FileManager.default.createDirectory(at: platform.root, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: platform.campus, toPath: copy)
+        platform.campus = copy
         try platform.startAll()
         let context = try Context()
+        // SIGHUP reloads the key registry and the catalog alike: a new key is admitted and the new catalog used.
+        try CatalogReloadTests.write(copy, from: copy) { object in
+            var cafes = CatalogReloadTests.cafes(object)
+            var menu = cafes[0]["menu"] as? [[String: Any]] ?? []
+            menu[0]["price"] = 1295
+            cafes[0]["menu"] = menu
+            object["cafes"] = cafes
+        }
+        let digest = SHA256.hex(try Data(contentsOf: URL(fileURLWithPath: copy)))
+        kill(try #require(platform.process("order-service")).processIdentifier, SIGHUP)
+        let watcher = try platform.client("order-service", as: KeyFolder.defaultOperator, context: context)
+        defer { watcher.close() }
+        _ = try eventually("order-service reloaded its catalog on SIGHUP in deployed mode") {
+            try watcher.call(Op.health, Empty(), as: HealthStatus.self).details["catalog.digest"] == digest ? true : nil
+        }
         for service in ["order-service", "region-monitor", "notification-service"] {
             for principal in ["kitchen-macs", "phone-ann"] {
                 let client = try platform.client(service, as: principal, context: context)
@@ -115,7 +134,7 @@ struct DeployedMenuTests {
             }
             let operatorClient = try platform.client(service, as: KeyFolder.defaultOperator, context: context)
             defer { operatorClient.close() }
-            #expect(try !operatorClient.call(Op.catalogReload, Empty(), as: CatalogReloadReply.self).changed)
+            #expect(try operatorClient.call(Op.catalogReload, Empty(), as: CatalogReloadReply.self).digest == digest)
         }
         let coffee = try platform.client("order-service", as: "kitchen-coffee", context: context)
         let macs = try platform.client("order-service", as: "kitchen-macs", context: context)

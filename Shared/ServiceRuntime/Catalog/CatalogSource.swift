@@ -15,8 +15,8 @@ public final class CatalogSource: @unchecked Sendable {
     /// SHA-256 of the file in use, hex (as `sha256sum` prints it).
     public private(set) var digest: String
     public private(set) var loadedAt: Timestamp
-    private let hangup = Atomic<Bool>(false)
-    private var signalSource: DispatchSourceSignal?
+    /// The SIGHUP count last acted on.
+    private var hangups = 0
     private var observers: [(CampusCatalog) -> Void] = []
 
     /// The catalog at `path`, read and validated now (a bad one stops the service at start).
@@ -34,13 +34,12 @@ public final class CatalogSource: @unchecked Sendable {
     /// Reloads on SIGHUP (checked every half second on the reactor), answers `catalog.reload`,
     /// and shows the digest in health.
     public func attach(to host: ServiceHost) {
-        signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        source.setEventHandler { [self] in hangup.store(true, ordering: .releasing) }
-        source.resume()
-        signalSource = source
+        HangupSignal.shared.start()
+        hangups = HangupSignal.shared.count
         host.reactor.every(0.5, name: "catalog.reload") { [self, host] in
-            guard hangup.exchange(false, ordering: .acquiring) else { return }
+            let count = HangupSignal.shared.count
+            guard count != hangups else { return }
+            hangups = count
             _ = try? reload(service: host.config.string("instance"), now: host.clock.now(), logger: host.logger, reason: "SIGHUP")
         }
         host.router.on(Op.catalogReload, CatalogReloadRequest.self) { [self, host] _ in

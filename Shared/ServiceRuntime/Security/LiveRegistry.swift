@@ -11,8 +11,8 @@ import Synchronization
 public final class LiveRegistry: @unchecked Sendable {
     public let folder: KeyFolder
     private let state: Mutex<(registry: KeyRegistry, stamp: FileStamp?)>
-    private let hangup = Atomic<Bool>(false)
-    private var signalSource: DispatchSourceSignal?
+    /// The SIGHUP count last acted on.
+    private let hangups = Atomic<Int>(0)
     private var observers: [(KeyRegistry, KeyRegistry) -> Void] = []
 
     public init(folder: KeyFolder) throws(SecurityError) {
@@ -29,18 +29,16 @@ public final class LiveRegistry: @unchecked Sendable {
 
     /// Re-reads on SIGHUP and when the file changes; runs on `reactor`'s thread.
     public func attach(to reactor: Reactor, logger: Logger) {
-        signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        source.setEventHandler { [self] in hangup.store(true, ordering: .releasing) }
-        source.resume()
-        signalSource = source
+        HangupSignal.shared.start()
+        hangups.store(HangupSignal.shared.count, ordering: .relaxed)
         reactor.every(0.5, name: "keys.reload") { [self] in reloadIfNeeded(logger: logger) }
     }
 
     /// Re-reads the registry when SIGHUP came or its file changed. Returns whether it was replaced.
     @discardableResult
     public func reloadIfNeeded(logger: Logger) -> Bool {
-        let signalled = hangup.exchange(false, ordering: .acquiring)
+        let hangupsNow = HangupSignal.shared.count
+        let signalled = hangups.exchange(hangupsNow, ordering: .acquiring) != hangupsNow
         let stamp = FileStamp(path: folder.registryPath)
         let (old, changed) = state.withLock { ($0.registry, $0.stamp != stamp) }
         guard signalled || changed else { return false }
