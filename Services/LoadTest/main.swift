@@ -13,6 +13,7 @@ usage:
   load-test [scenario] [options]   drive the Caffè Macs scenario once and time each step (the default)
   load-test run [options]          open-loop constant-rate load: sightings → region events, orders → notifications
   load-test bench [options]        benchmarks
+  load-test pacing [options]       food ready vs customer arrival, kitchen paced by approach and not (its own platform)
   load-test <command> --help       the options of a command, each with its environment variable and default
 
 deployed mode (the platform runs with --security deployed --keys DIR): give scenario and run
@@ -32,6 +33,8 @@ case "bench-peer":
     exit(BenchPeer.run(arguments: Array(arguments.dropFirst())))
 case "scenario":
     exit(ScenarioCommand.main(arguments: Array(arguments.dropFirst())))
+case "pacing":
+    exit(PacingCommand.main(arguments: Array(arguments.dropFirst())))
 case "help", "--help", "-h":
     print(overview)
     print("")

@@ -1,0 +1,63 @@
+import Foundation
+import ServiceRuntime
+
+/// `load-test pacing`: food-ready versus customer-arrival, with the kitchen paced by the
+/// customer's approach and without, over the same walks in the same run.
+enum PacingCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("customers", .integer, default: "40", help: "customers per café (each has a twin with the same order and walk at the other café)"),
+        OptionSpec("seed", .integer, default: "1", help: "the seed of the orders, walks, speeds and arrival times"),
+        OptionSpec("quick", .flag, default: "false", help: "a run of a minute or two: one-minute windows, short walks, seconds of prep (for tests)"),
+        OptionSpec("json", .path, default: "", help: "also write the per-order figures to this JSON file"),
+    ]
+    static let summary = "food ready versus customer arrival, kitchen paced by approach and not, same walks, one run"
+
+    static func main(arguments: [String]) -> Int32 {
+        let config = subcommandConfiguration(program: "load-test pacing", summary: summary, specs: specs, arguments: arguments, usage: "load-test pacing [options]")
+        var scale = config.bool("quick") ? PacingPlan.Scale.quick : PacingPlan.Scale()
+        if !config.bool("quick") || arguments.contains(where: { $0.hasPrefix("--customers") }) { scale.customers = max(1, config.int("customers")) }
+        let plan = PacingPlan(scale: scale, seed: UInt64(max(0, config.int("seed"))))
+        let run = PacingRun(plan: plan)
+        defer { run.stop() }
+        do {
+            let outcomes = try run.run { logLine("pacing: \($0)") }
+            print(PacingReport(plan: plan, outcomes: outcomes).text())
+            if !config.string("json").isEmpty {
+                let rows = outcomes.map { ["cafe": $0.cafe, "customer": $0.customer, "foodWaitSeconds": $0.foodWait as Any, "customerWaitSeconds": $0.customerWait as Any] }
+                try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted]).write(to: URL(fileURLWithPath: config.string("json")))
+            }
+            return outcomes.allSatisfy { $0.foodWait != nil } ? 0 : 1
+        } catch {
+            logLine("load-test pacing: \(error)")
+            return 1
+        }
+    }
+}
+
+/// The figures of a pacing run, per café.
+struct PacingReport {
+    let plan: PacingPlan
+    let outcomes: [PacingRun.Outcome]
+
+    func text() -> String {
+        let s = plan.scale
+        var lines = [
+            "pacing: \(s.customers) customers per café, \(s.windowMinutes)-min windows, approach \(Int(s.approachRadius)) m (walk \(s.walkSeconds) s),"
+                + " prep \(s.prep.min() ?? 0)–\(s.prep.max() ?? 0) s, walks \(String(format: "%.1f", s.speed.lowerBound))–\(String(format: "%.1f", s.speed.upperBound)) m/s",
+            "café      orders  unfinished   customer waits for food (s)   food waits for customer (s)",
+            "                                  p50     p90     p99            p50     p90     p99",
+        ]
+        for cafe in [PacingPlan.paced, PacingPlan.unpaced] {
+            let mine = outcomes.filter { $0.cafe == cafe }
+            let customer = mine.compactMap(\.customerWait), food = mine.compactMap(\.foodWait)
+            func q(_ values: [Double], _ p: Double) -> String { PacingPlan.quantile(values, p).map { String(format: "%7.0f", $0) } ?? "      -" }
+            lines.append(cafe.padding(toLength: 9, withPad: " ", startingAt: 0) + String(format: " %6d  %10d", mine.count, mine.count - customer.count)
+                         + "  \(q(customer, 0.5)) \(q(customer, 0.9)) \(q(customer, 0.99))       \(q(food, 0.5)) \(q(food, 0.9)) \(q(food, 0.99))")
+        }
+        let paced = outcomes.filter { $0.cafe == PacingPlan.paced }
+        let customerP90 = PacingPlan.quantile(paced.compactMap(\.customerWait), 0.9) ?? .infinity
+        let foodP90 = PacingPlan.quantile(paced.compactMap(\.foodWait), 0.9) ?? .infinity
+        lines.append("target (paced): customers wait p90 < 60 s: \(customerP90 < 60 ? "met" : "missed"); food waits p90 < 180 s: \(foodP90 < 180 ? "met" : "missed")")
+        return lines.joined(separator: "\n")
+    }
+}
