@@ -107,7 +107,8 @@ final class KitchenScreenTests: XCTestCase {
         let lines = before.components(separatedBy: "\n")
         XCTAssertTrue(lines[0].contains("[grill]"), "the grill view is selected:\n\(before)")
         let row = try XCTUnwrap(lines.first { $0.contains(short) }, before)
-        XCTAssertTrue(row.hasPrefix(">") && row.contains("NEW") && row.contains("2x Grass-fed burger (Add cheese)"), "selected, new, the grill's lines only:\n\(before)")
+        // A kiosk order fires at once: the grill (240 s) now, the salad (150 s) held to finish with it.
+        XCTAssertTrue(row.hasPrefix(">") && row.contains("FIRE") && row.contains("2x Grass-fed burger (Add cheese)"), "selected, fired, the grill's lines only:\n\(before)")
         XCTAssertFalse(row.contains("Caesar"), "the salad's line is not on the grill:\n\(before)")
         XCTAssertTrue(before.contains("all day: 2 "), "all-day count:\n\(before)")
 
@@ -167,7 +168,8 @@ final class KitchenScreenTests: XCTestCase {
         // Right after a start the link line may still say "connecting" for a moment; it has to
         // settle on both links up while the tickets are there.
         _ = try tmux.waitFor("both tickets on the in-process screen, links up") { screen in
-            screen.components(separatedBy: "\n").filter { $0.contains(short) && $0.contains("NEW") }.count == 2
+            let rows = screen.components(separatedBy: "\n").filter { $0.contains(short) }
+            return rows.count == 2 && rows.contains { $0.contains("grill") && $0.contains("FIRE") } && rows.contains { $0.contains("salad") && $0.contains("HOLD 1:") }
                 && screen.contains("links: bus up, order-service up")
         }
 

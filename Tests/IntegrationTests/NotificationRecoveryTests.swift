@@ -12,9 +12,11 @@ struct NotificationRecoveryTests {
     func restartRecovery() throws {
         let platform = try Platform()
         defer { platform.stop() }
-        // A lead longer than any window is away: each accepted order's pickup reminder is due at
-        // once, so the reminder timer's SQLite state is crossed by the kills as well.
-        platform.extraArguments["notification-service"] = ["--pickup-reminder-lead-seconds", "172800", "--reminder-tick-seconds", "0.2"]
+        // A lead longer than any window is away, and a notice that lets a reminder due before its
+        // order was placed be sent (on purpose, here): each accepted order's pickup reminder is
+        // due at once, so the reminder timer's SQLite state is crossed by the kills as well.
+        platform.extraArguments["notification-service"] = ["--pickup-reminder-lead-seconds", "172800", "--pickup-reminder-notice-seconds", "-604800",
+                                                            "--reminder-tick-seconds", "0.2"]
         try platform.startAll()
         let context = try Context()
         let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["notify."], probe: platform.busPub)

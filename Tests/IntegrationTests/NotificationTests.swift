@@ -75,7 +75,8 @@ struct NotificationTests {
             // The café's local pickup time, written the way the device's locale writes it.
             #expect(note.body.contains(times.format(order.pickupStart, timeZone: order.timeZone, locale: locale)), "\(device): \(note.body)")
             #expect(note.body.contains(order.cafeName))
-            #expect(note.collapseId == order.orderId && note.expiresAt == order.pickupEnd)
+            // Worth telling until the order's no-show time: the window's end plus the coffee station's 10 minutes' grace.
+            #expect(note.collapseId == order.orderId && note.expiresAt == order.pickupEnd.adding(seconds: 10 * 60) && note.expiresAt == order.noShowAt)
         }
         let refused = try eventually("both undeliverable records") { () -> [String: String]? in
             try watcher.pump()

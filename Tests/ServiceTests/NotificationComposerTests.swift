@@ -230,6 +230,14 @@ struct NotifyReminderRuleTests {
         #expect(Self.schedule.action(for: snapshot) == expected)
     }
 
+    @Test("the notice is an option: a negative one also reminds an order placed inside the lead time")
+    func notice() {
+        var snapshot = order(.accepted)
+        snapshot.placedAt = snapshot.pickupStart.adding(seconds: -60)
+        #expect(PickupReminderSchedule(leadSeconds: 600, noticeSeconds: -3600).action(for: snapshot) == .schedule(at: snapshot.pickupStart.adding(seconds: -600)))
+        #expect(PickupReminderSchedule(leadSeconds: 600).action(for: snapshot) == .cancel)
+    }
+
     @Test("a lead of 0 turns pickup reminders off", arguments: OrderState.allCases)
     func off(state: OrderState) {
         #expect(PickupReminderSchedule(leadSeconds: 0).action(for: order(state)) == .cancel)

@@ -12,10 +12,13 @@ public struct PickupReminderSchedule: Sendable, Equatable {
 
     /// Seconds before the window's start; nil when pickup reminders are off.
     public var leadSeconds: Double?
+    /// A reminder due less than this long after the order was placed is not sent.
+    public var noticeSeconds: Double
 
     /// `leadSeconds` of 0 or less turns pickup reminders off.
-    public init(leadSeconds: Double) {
+    public init(leadSeconds: Double, noticeSeconds: Double = minimumNoticeSeconds) {
         self.leadSeconds = leadSeconds > 0 ? leadSeconds : nil
+        self.noticeSeconds = noticeSeconds
     }
 
     /// What an order event does to the order's reminder.
@@ -32,7 +35,7 @@ public struct PickupReminderSchedule: Sendable, Equatable {
         switch order.state {
         case .placed, .accepted, .preparing:
             let due = order.pickupStart.adding(seconds: -leadSeconds)
-            return due.seconds(since: order.placedAt) >= Self.minimumNoticeSeconds ? .schedule(at: due) : .cancel
+            return due.seconds(since: order.placedAt) >= noticeSeconds ? .schedule(at: due) : .cancel
         case .ready, .pickedUp, .cancelled, .noShow: return .cancel
         }
     }

@@ -15,6 +15,8 @@ public struct NotifySettings: Sendable, Equatable {
 
     /// How long before its pickup window starts an accepted order's customer is reminded (0: never).
     public var pickupReminderLeadSeconds = 600.0
+    /// A pickup reminder due less than this long after its order was placed is not sent.
+    public var pickupReminderNoticeSeconds = PickupReminderSchedule.minimumNoticeSeconds
     /// The campus catalog file; required (a missing or unreadable one stops the service at start).
     public var campus = "deploy/campus.json"
     /// How often due pickup reminders are looked for.
@@ -31,6 +33,8 @@ public struct NotifySettings: Sendable, Equatable {
         return ServiceHost.commonSpecs(service: program, listenPort: listenPort) + [
             .seconds("pickup-reminder-lead-seconds", .nonNegative, default: defaults.pickupReminderLeadSeconds,
                      help: "how long before its pickup window starts an accepted order's customer is reminded (0: no pickup reminders)"),
+            .seconds("pickup-reminder-notice-seconds", OptionSpec.Bounds(lower: -7 * 86_400, upper: 86_400), default: defaults.pickupReminderNoticeSeconds,
+                     help: "a pickup reminder due less than this long after its order was placed is not sent: 'coming up' the moment you order tells you nothing (negative: also remind orders placed inside the lead time, e.g. for tests)"),
             OptionSpec("campus", .path, default: defaults.campus,
                        help: "the campus catalog: café names for reminder titles and the café ids reminders may name (required: without a readable one the service does not start)"),
             .seconds("reminder-tick-seconds", default: defaults.reminderTickSeconds, help: "how often due pickup reminders are looked for"),
@@ -42,13 +46,14 @@ public struct NotifySettings: Sendable, Equatable {
     /// The settings in `config` (loaded against `specs`, which checked every range).
     public init(_ config: Configuration) {
         pickupReminderLeadSeconds = config.double("pickup-reminder-lead-seconds")
+        pickupReminderNoticeSeconds = config.double("pickup-reminder-notice-seconds")
         campus = config.string("campus")
         reminderTickSeconds = config.double("reminder-tick-seconds")
         retentionDays = config.int("retention-days")
     }
 
     /// When pickup reminders are due.
-    public var schedule: PickupReminderSchedule { PickupReminderSchedule(leadSeconds: pickupReminderLeadSeconds) }
+    public var schedule: PickupReminderSchedule { PickupReminderSchedule(leadSeconds: pickupReminderLeadSeconds, noticeSeconds: pickupReminderNoticeSeconds) }
 
     /// The pickup-reminder tick, never below `minimumTickSeconds`.
     public var tickSeconds: Double { max(Self.minimumTickSeconds, reminderTickSeconds) }

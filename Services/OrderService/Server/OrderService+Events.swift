@@ -26,6 +26,8 @@ extension OrderService {
                 let orders = try store.openOrders(deviceId: event.deviceId, cafeId: cafeId)
                 for effects in OrderCustomerEvents.approach(event, orders: orders, walkSeconds: approach.walkSeconds, now: now) { try apply(effects) }
             }
+        case .paced:
+            break  // the kitchen's own timing: nothing changes at order-service
         case .kitchen(let event):
             if let effects = try OrderProgress.kitchen(envelope.type, event, order: try store.order(event.orderId), now: now) {
                 try apply(effects)
