@@ -58,6 +58,8 @@ enum OpTable {
         entry(Op.reminderSet, SetReminder.self),
         entry(Op.reminderList, ReminderQuery.self),
         entry(Op.reminderCancel, CancelReminder.self),
+        entry(Op.menuAvailabilitySet, MenuAvailabilityRequest.self),
+        entry(Op.catalogReload, CatalogReloadRequest.self),
     ]
 
     static let byName: [String: OpEntry] = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
