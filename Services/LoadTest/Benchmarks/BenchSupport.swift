@@ -3,6 +3,20 @@ import ServiceRuntime
 
 /// Small measuring helpers for the benchmarks: wall time, resident memory, exact percentiles.
 enum Bench {
+    /// Starts the executable `name` beside this one in `bin`, its output in `<root>/<name>.log`.
+    static func spawn(_ bin: URL, _ name: String, _ arguments: [String], logsIn root: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = bin.appendingPathComponent(name)
+        process.arguments = arguments
+        let log = root.appendingPathComponent("\(name).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return process
+    }
+
     /// Seconds on the monotonic clock.
     static func now() -> Double {
         var ts = timespec()

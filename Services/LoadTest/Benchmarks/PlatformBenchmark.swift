@@ -187,15 +187,6 @@ final class PlatformBenchmark {
     }
 
     private func spawn(_ bin: URL, _ name: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = bin.appendingPathComponent(name)
-        process.arguments = arguments
-        let log = root.appendingPathComponent("\(name).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        processes.append(process)
+        processes.append(try Bench.spawn(bin, name, arguments, logsIn: root))
     }
 }
