@@ -7,6 +7,7 @@ enum PacingCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("customers", .integer, default: "40", help: "customers per café (each has a twin with the same order and walk at the other café)"),
         OptionSpec("seed", .integer, default: "1", help: "the seed of the orders, walks, speeds and arrival times"),
+        OptionSpec("approach-radius", .number, default: "300", help: "metres: the approach area of both cafés (their walk is this at 1.3 m/s); the longest prep times a walking speed covers the kitchen's longest item"),
         OptionSpec("quick", .flag, default: "false", help: "a run of a minute or two: one-minute windows, short walks, seconds of prep (for tests)"),
         OptionSpec("json", .path, default: "", help: "also write the per-order figures to this JSON file"),
     ]
@@ -16,6 +17,7 @@ enum PacingCommand {
         let config = subcommandConfiguration(program: "load-test pacing", summary: summary, specs: specs, arguments: arguments, usage: "load-test pacing [options]")
         var scale = config.bool("quick") ? PacingPlan.Scale.quick : PacingPlan.Scale()
         if !config.bool("quick") || arguments.contains(where: { $0.hasPrefix("--customers") }) { scale.customers = max(1, config.int("customers")) }
+        if !config.bool("quick") { scale.approachRadius = min(3000, max(100, config.double("approach-radius"))) }
         let plan = PacingPlan(scale: scale, seed: UInt64(max(0, config.int("seed"))))
         let run = PacingRun(plan: plan)
         defer { run.stop() }

@@ -12,7 +12,7 @@ struct PacingPlan {
         var customers = 40
         var windowMinutes = 5
         /// The approach circle's radius; the catalog's walk is this at 1.3 m/s.
-        var approachRadius = 200.0
+        var approachRadius = 300.0
         /// How far outside the approach circle a walk starts.
         var extraDistance = 60.0...300.0
         /// Walking speeds, m/s: slow strollers to brisk walkers.
