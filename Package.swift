@@ -55,7 +55,7 @@ let package = Package(
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
-        .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
+        .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
                           path: "Services/LoadTest"),
         // Test helpers every test target shares (a clock in the test's hand, refusal codes); never shipped.
         .target(name: "TestSupport", dependencies: ["Messages"], path: "Tests/Support"),

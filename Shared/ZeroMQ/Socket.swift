@@ -193,3 +193,11 @@ extension Socket {
         }
     }
 }
+
+// MARK: - Raw access
+
+extension Socket {
+    /// The libzmq socket itself, for a caller that drives libzmq's C API directly (the raw
+    /// benchmark, which must measure libzmq and nothing of ours). Same thread rules as the socket.
+    public func rawHandle() throws(ZeroMQError) -> UnsafeMutableRawPointer { try live("raw handle") }
+}

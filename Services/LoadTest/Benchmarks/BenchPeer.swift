@@ -1,39 +1,61 @@
 import Foundation
 import ServiceRuntime
 import ZeroMQ
+import CZeroMQ
 
-/// The other end of benchmark (a), run as its own process (`load-test bench-peer`, not for
-/// operators), so each side has its own libzmq I/O thread and CPU, as two services would:
+/// The processes of benchmark (a), each its own `load-test bench-peer` (not for operators), so
+/// every end has its own context, libzmq I/O thread and CPU, as libzmq's own perf tools
+/// (`local_thr`/`remote_thr`) and two services would:
 ///
 ///     load-test bench-peer sub <endpoint> [--keys DIR --as NAME --server NAME]
-///         SUB, blocking receives: prints "ready" at the first warm-up message ("w."), then at the
-///         end message ("e.") one line "<messages> <seconds first→last> <CPU seconds>".
+///         SUB connected to <endpoint>, blocking receives (no poll per message): prints "ready" at
+///         the first warm-up message ("w."), then at the end message ("e.") one line
+///         "<messages> <seconds first→last> <CPU seconds first→last>". With "bind" for the
+///         endpoint it binds a free loopback port instead, and prints it first.
+///     load-test bench-peer pub <endpoint> <messages> <topic bytes> <payload bytes> [--keys …]
+///         PUB connected to <endpoint>: sends warm-up messages until a line "go" arrives on stdin,
+///         then <messages> two-frame messages and the end message; at a second line ("done")
+///         prints the CPU seconds since "go" and exits.
+///     load-test bench-peer proxy [--keys DIR --as NAME]
+///         XSUB and XPUB bound on free loopback ports (printed "<xsub> <xpub>"), joined by
+///         libzmq's own `zmq_proxy`, as the bus joins its two sides.
 ///     load-test bench-peer rep [--keys DIR --as NAME]
 ///         REP bound on a free loopback port, printed first; echoes every request. "mark" starts
 ///         its CPU count, "stop" answers the CPU seconds since the mark and ends it.
 ///
-/// With `--keys` the socket is CURVE, secured exactly as the platform's sockets are.
+/// With `--keys` the sockets are CURVE, secured exactly as the platform's sockets are.
 enum BenchPeer {
+    static let usage = "usage: load-test bench-peer sub <endpoint> | pub <endpoint> <messages> <topic bytes> <payload bytes> | proxy | rep [--keys DIR --as NAME --server NAME]"
+
     static func run(arguments: [String]) -> Int32 {
         do {
             let tokens = try CommandLineTokens(arguments) { _ in .value }
             let flags = Dictionary(tokens.flags.map { ($0.name, $0.value) }) { $1 }
-            guard let role = tokens.words.first else { usageFailure("usage: load-test bench-peer sub <endpoint> | rep [--keys DIR --as NAME --server NAME]") }
+            guard let role = tokens.words.first else { usageFailure(usage) }
             let context = try Context(ioThreads: 1)
             let logger = Logger(service: "load-test", instance: "bench-peer", minimum: .warning)
+            let serving = role == "rep" || role == "proxy" || tokens.words.dropFirst().first == "bind"
             let security: SocketSecurity = if let keys = flags["keys"], let name = flags["as"] {
-                try .deployed(folder: KeyFolder(keys), as: name, serving: role == "rep" ? context : nil, logger: logger)
+                try .deployed(folder: KeyFolder(keys), as: name, serving: serving ? context : nil, logger: logger)
             } else {
                 .plain(logger: logger)
             }
             defer { security.close() }
+            let words = tokens.words
             switch role {
-            case "sub" where tokens.words.count == 2:
-                try subscribe(context: context, endpoint: tokens.words[1], security: security, server: flags["server"] ?? "")
+            case "sub" where words.count == 2:
+                try subscribe(context: context, endpoint: words[1], security: security, server: flags["server"] ?? "")
+            case "pub" where words.count == 5:
+                guard let messages = Int(words[2]), let topicBytes = Int(words[3]), let payloadBytes = Int(words[4]),
+                      messages > 0, (1...256).contains(topicBytes), (0...65_536).contains(payloadBytes) else { usageFailure(usage) }
+                try publish(context: context, endpoint: words[1], messages: messages, topic: Data(repeating: UInt8(ascii: "s"), count: topicBytes),
+                            payload: Data(repeating: UInt8(ascii: "x"), count: payloadBytes), security: security, server: flags["server"] ?? "")
+            case "proxy":
+                try proxy(context: context, security: security)
             case "rep":
                 try reply(context: context, security: security)
             default:
-                usageFailure("usage: load-test bench-peer sub <endpoint> | rep [--keys DIR --as NAME --server NAME]")
+                usageFailure(usage)
             }
             return 0
         } catch {
@@ -47,14 +69,30 @@ enum BenchPeer {
         defer { sub.close() }
         try sub.setReceiveHighWaterMark(0)
         try sub.setLinger(milliseconds: 0)
+        // A blocking receive with a timeout on the socket, as local_thr does: no zmq_poll per message.
+        try sub.setReceiveTimeout(milliseconds: 20_000)
         try sub.subscribe("")
-        try security.secureClient(sub, server: server)
-        try sub.connect(endpoint)
+        if endpoint == "bind" {
+            // Direct: the subscriber binds and the publisher connects, as local_thr and remote_thr do.
+            try security.secureServer(sub, endpoint: "tcp://127.0.0.1:0")
+            try sub.bind("tcp://127.0.0.1:*")
+            say(try sub.lastEndpoint)
+        } else {
+            try security.secureClient(sub, server: server)
+            try sub.connect(endpoint)
+        }
         var count = 0, ready = false
         var first = 0.0, cpuAtFirst = 0.0
+        var msg = zmq_msg_t()
+        zmq_msg_init(&msg)
+        defer { zmq_msg_close(&msg) }
+        let handle = try sub.rawHandle()
         while true {
-            guard let frames = try sub.receiveMultipart(timeoutMilliseconds: 10_000) else { break }
-            switch frames[0].first {
+            // Topic frame, then the payload frame, each received into one reused message.
+            guard zmq_msg_recv(&msg, handle, 0) >= 0 else { break }
+            let head = zmq_msg_size(&msg) > 0 ? zmq_msg_data(&msg).load(as: UInt8.self) : 0
+            while zmq_msg_more(&msg) != 0 { guard zmq_msg_recv(&msg, handle, 0) >= 0 else { break } }
+            switch head {
             case UInt8(ascii: "w"):
                 if !ready { say("ready") }
                 ready = true
@@ -70,6 +108,52 @@ enum BenchPeer {
             }
         }
         say("\(count) \(Bench.now() - first) \(Bench.processCPUSeconds() - cpuAtFirst)")
+    }
+
+    static func publish(context: Context, endpoint: String, messages: Int, topic: Data, payload: Data, security: SocketSecurity, server: String) throws {
+        let pub = try Socket(context, .pub)
+        defer { pub.close() }
+        try pub.setSendHighWaterMark(0)
+        try pub.setLinger(milliseconds: 5_000)
+        try security.secureClient(pub, server: server)
+        try pub.connect(endpoint)
+        // Warm up until the orchestrator says the subscriber is receiving (the slow-joiner handshake).
+        let input = FileHandle.standardInput.fileDescriptor
+        while true {
+            try pub.send(multipart: [Data("w.".utf8), Data()])
+            var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 10) > 0 { break }
+        }
+        _ = readLine()  // "go"
+        let cpuAtGo = Bench.processCPUSeconds()
+        let handle = try pub.rawHandle()
+        topic.withUnsafeBytes { t in
+            payload.withUnsafeBytes { p in
+                for _ in 0..<messages {
+                    zmq_send(handle, t.baseAddress, t.count, ZMQ_SNDMORE)
+                    zmq_send(handle, p.baseAddress, p.count, 0)
+                }
+            }
+        }
+        try pub.send(multipart: [Data("e.".utf8), Data()])
+        // The I/O thread may still be sending: count its CPU once the subscriber has it all ("done").
+        _ = readLine()
+        say("\(Bench.processCPUSeconds() - cpuAtGo)")
+    }
+
+    static func proxy(context: Context, security: SocketSecurity) throws {
+        let xsub = try Socket(context, .xsub), xpub = try Socket(context, .xpub)
+        defer { xsub.close(); xpub.close() }
+        for socket in [xsub, xpub] {
+            try socket.setLinger(milliseconds: 0)
+            try security.secureServer(socket, endpoint: "tcp://127.0.0.1:0")
+            try socket.bind("tcp://127.0.0.1:*")
+        }
+        try xsub.setReceiveHighWaterMark(0)
+        try xpub.setSendHighWaterMark(0)
+        say("\(try xsub.lastEndpoint) \(try xpub.lastEndpoint)")
+        // Runs until the orchestrator ends this process.
+        zmq_proxy(try xsub.rawHandle(), try xpub.rawHandle(), nil)
     }
 
     static func reply(context: Context, security: SocketSecurity) throws {

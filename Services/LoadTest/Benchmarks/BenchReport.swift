@@ -5,7 +5,8 @@ import ServiceRuntime
 /// reads off one table, with a verdict per target.
 enum BenchReport {
     static func printRaw(_ raw: [SocketSecurity.Mode: ZeroMQBenchmark.Figures], modes: [SocketSecurity.Mode], frameBytes: (Int, Int)) {
-        print("(a) raw libzmq over TCP loopback, two processes with blocking receives, frames of \(frameBytes.0) + \(frameBytes.1) B (a sighting)")
+        print("(a) raw libzmq over TCP loopback, one process per end (own context and I/O thread), blocking receives, frames of \(frameBytes.0) + \(frameBytes.1) B (a sighting)")
+        print("    direct: PUB → SUB; two-hop: PUB → XSUB | zmq_proxy | XPUB → SUB, the bus's shape, in a third process; CPU from every process's rusage")
         let both = modes.count == 2
         print("    " + "".padding(toLength: 30, withPad: " ", startingAt: 0) + modes.map { ($0 == .plain ? "plain" : "CURVE").padded(12) }.joined() + (both ? "CURVE/plain".padded(14) : ""))
         func row(_ label: String, digits: Int, _ value: (ZeroMQBenchmark.Figures) -> Double) {
@@ -14,8 +15,10 @@ enum BenchReport {
             if both { line += (Bench.format(values[1] / values[0] * 100, 1) + "%").padded(14) }
             print(line)
         }
-        row("PUB→SUB msg/s", digits: 0) { $0.perSecond }
-        row("PUB→SUB CPU µs/msg", digits: 2) { $0.cpuMicrosPerMessage }
+        row("PUB→SUB direct msg/s", digits: 0) { $0.direct.perSecond }
+        row("  CPU s per 10⁶ msg", digits: 2) { $0.direct.cpuMicrosPerMessage }
+        row("PUB→proxy→SUB two-hop msg/s", digits: 0) { $0.twoHop.perSecond }
+        row("  CPU s per 10⁶ msg", digits: 2) { $0.twoHop.cpuMicrosPerMessage }
         row("REQ→REP round trip p50 µs", digits: 1) { Bench.percentile($0.roundTrips, 50) }
         row("REQ→REP round trip p99 µs", digits: 1) { Bench.percentile($0.roundTrips, 99) }
         row("REQ→REP round trip p99.9 µs", digits: 1) { Bench.percentile($0.roundTrips, 99.9) }
@@ -35,8 +38,10 @@ enum BenchReport {
             }
         }
         for result in results {
-            let rawRate = raw[result.mode]?.perSecond
-            let ratio = rawRate.map { " = \(Bench.format(result.sustained / $0 * 100, 1))% of raw \(result.mode == .plain ? "" : "CURVE ")PUB→SUB" } ?? ""
+            let curve = result.mode == .plain ? "" : "CURVE "
+            let ratio = raw[result.mode].map {
+                " = \(Bench.format(result.sustained / $0.direct.perSecond * 100, 1))% of raw \(curve)direct, \(Bench.format(result.sustained / $0.twoHop.perSecond * 100, 1))% of raw \(curve)two-hop"
+            } ?? ""
             let verdict = result.mode == .plain ? "; " + Benchmarks.verdict(result.sustained, atLeast: 100_000, unit: "sightings/s") : ""
             print("    sustained with zero loss, \(result.mode.rawValue): \(Bench.grouped(result.sustained)) sightings/s\(ratio)\(verdict)")
         }

@@ -14,7 +14,7 @@ enum Benchmarks {
         OptionSpec.seconds("step-seconds", default: 4, help: "seconds each rate of (b) is held"),
         OptionSpec("rates", .rateList(.positive), default: "25000,50000,75000,100000,125000,150000,200000", help: "the rates (b) steps through"),
         OptionSpec("only", .string, default: "a,b,c,d", help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope JSON"),
-        OptionSpec.count("zmq-messages", 1_000...100_000_000, default: 500_000, help: "messages in (a)'s PUB→SUB run"),
+        OptionSpec.count("zmq-messages", 1_000...100_000_000, default: 2_000_000, help: "messages in each of (a)'s PUB→SUB runs"),
         OptionSpec.seconds("settle-seconds", .nonNegative, default: 11, help: "seconds (b) waits for exits to fire before measuring memory"),
         OptionSpec("latency-rate", .rate(.positive), default: "50000", help: "the rate of (b)'s latency step"),
         OptionSpec("modes", .string, default: "plain,deployed", help: "security modes (a) and (b) run in, side by side: plain, deployed (CURVE), or both"),
@@ -35,8 +35,9 @@ enum Benchmarks {
             FileHandle.standardError.write(Data("load-test bench: cannot read the campus catalog \(campusPath)\n".utf8))
             return 2
         }
-        let modes = config.list("modes").compactMap { SocketSecurity.Mode(rawValue: $0) }
-        guard !modes.isEmpty, modes.count == config.list("modes").count else { usageFailure("load-test bench: --modes takes plain, deployed or both, not \(config.string("modes"))") }
+        let modeNames = config.list("modes").flatMap { $0 == "both" ? ["plain", "deployed"] : [$0] }
+        let modes = modeNames.compactMap { SocketSecurity.Mode(rawValue: $0) }
+        guard !modes.isEmpty, modes.count == modeNames.count else { usageFailure("load-test bench: --modes takes plain, deployed or both, not \(config.string("modes"))") }
         let sample = Wire.encode(CodecBenchmark.sampleSighting(0))
         let topic = Data(Topic.sighting(shard: 0).utf8)
         print("Campus Café benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date()); modes: \(modes.map(\.rawValue).joined(separator: ", "))")
@@ -47,7 +48,7 @@ enum Benchmarks {
                 defer { keys.remove() }
                 for mode in modes {
                     raw[mode] = try ZeroMQBenchmark.run(keys: mode == .deployed ? keys.folder : nil, messages: zmqMessages, roundTrips: min(20_000, zmqMessages),
-                                                        topic: topic, payload: sample)
+                                                        topicBytes: topic.count, payloadBytes: sample.count)
                 }
                 BenchReport.printRaw(raw, modes: modes, frameBytes: (topic.count, sample.count))
             }

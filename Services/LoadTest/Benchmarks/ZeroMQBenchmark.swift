@@ -3,29 +3,38 @@ import Messages
 import ServiceRuntime
 import ZeroMQ
 
-/// (a) raw libzmq on this machine, over TCP loopback between two processes (this one and a
-/// `load-test bench-peer`), with frames the size of our sighting messages and blocking receives:
-/// PUB→SUB throughput and REQ→REP round trips, each with the CPU both processes spent per
-/// message. In deployed mode both sockets are CURVE with a ZAP handler, secured by the same code
-/// as the platform's (`SocketSecurity`), so the difference is what CURVE itself costs.
+/// (a) raw libzmq on this machine, taken the way libzmq's own perf tools take it: over TCP
+/// loopback between separate processes (`load-test bench-peer`), each with its own context and
+/// I/O thread, blocking receives, frames the size of our sighting messages. PUB→SUB direct, and
+/// PUB→XSUB/`zmq_proxy`/XPUB→SUB through a third process (the bus's two hops), each with the
+/// CPU every process spent per message from its own rusage; and REQ→REP round trips. In deployed
+/// mode every socket is CURVE with a ZAP handler, secured by the same code as the platform's
+/// (`SocketSecurity`), so the difference is what CURVE itself costs.
 enum ZeroMQBenchmark {
-    struct Figures {
+    struct Throughput {
         var messages: Int
         var perSecond: Double
-        /// CPU microseconds per PUB→SUB message, publisher and subscriber together.
+        /// CPU microseconds per message, every process of the path together.
         var cpuMicrosPerMessage: Double
+    }
+
+    struct Figures {
+        /// PUB→SUB, publisher and subscriber processes.
+        var direct: Throughput
+        /// PUB→XSUB|proxy|XPUB→SUB, three processes: the shape of the bus.
+        var twoHop: Throughput
         /// Sorted REQ→REP round trips in microseconds.
         var roundTrips: [Double]
         /// CPU microseconds per round trip, both processes.
         var cpuMicrosPerRoundTrip: Double
     }
 
-    /// Both measurements in `mode`; deployed mode uses `keys` (the server is "bus", the client "operator").
-    static func run(keys: KeyFolder?, messages: Int, roundTrips: Int, topic: Data, payload: Data) throws -> Figures {
-        let throughput = try pubSub(keys: keys, messages: messages, topic: topic, payload: payload)
-        let rtt = try reqRep(keys: keys, count: roundTrips, payload: payload)
-        return Figures(messages: throughput.messages, perSecond: throughput.perSecond, cpuMicrosPerMessage: throughput.cpuMicros,
-                       roundTrips: rtt.samples, cpuMicrosPerRoundTrip: rtt.cpuMicros)
+    /// All measurements in `mode`; deployed mode uses `keys`.
+    static func run(keys: KeyFolder?, messages: Int, roundTrips: Int, topicBytes: Int, payloadBytes: Int) throws -> Figures {
+        let direct = try pubSub(keys: keys, messages: messages, topicBytes: topicBytes, payloadBytes: payloadBytes, throughProxy: false)
+        let twoHop = try pubSub(keys: keys, messages: messages, topicBytes: topicBytes, payloadBytes: payloadBytes, throughProxy: true)
+        let rtt = try reqRep(keys: keys, count: roundTrips, payload: Data(repeating: UInt8(ascii: "x"), count: payloadBytes))
+        return Figures(direct: direct, twoHop: twoHop, roundTrips: rtt.samples, cpuMicrosPerRoundTrip: rtt.cpuMicros)
     }
 
     static func security(_ keys: KeyFolder?, as name: String, serving context: Context?) throws -> SocketSecurity {
@@ -39,34 +48,45 @@ enum ZeroMQBenchmark {
         return ["--keys", keys.path, "--as", name] + (server.map { ["--server", $0] } ?? [])
     }
 
-    /// Publishes `messages` two-frame messages as fast as PUB takes them to a subscriber process;
-    /// its rate from its first to its last message. High-water marks are lifted so nothing is dropped.
-    static func pubSub(keys: KeyFolder?, messages: Int, topic: Data, payload: Data) throws -> (messages: Int, perSecond: Double, cpuMicros: Double) {
-        let context = try Context(ioThreads: 1)
-        let security = try security(keys, as: "bus", serving: context)
-        defer { security.close() }
-        let publisher = try Socket(context, .pub)
-        defer { publisher.close() }
-        try publisher.setSendHighWaterMark(0)
-        try publisher.setLinger(milliseconds: 0)
-        try security.secureServer(publisher, endpoint: "tcp://127.0.0.1:0")
-        try publisher.bind("tcp://127.0.0.1:*")
-        let peer = try PeerProcess(["sub", try publisher.lastEndpoint] + peerArguments(keys, as: "operator", server: "bus"))
-        defer { peer.stop() }
-        // Warm up until the subscription has reached the publisher (the slow-joiner handshake).
-        while try peer.line(timeoutMilliseconds: 10) == nil {
-            guard peer.isRunning else { throw ServiceError(.internalError, "the bench subscriber exited before it was ready") }
-            try publisher.send(multipart: [Data("w.".utf8), Data()])
+    /// `messages` two-frame messages from a publisher process to a subscriber process, directly or
+    /// through a proxy process; the rate from the subscriber's first to its last message.
+    /// High-water marks are lifted so nothing is dropped.
+    static func pubSub(keys: KeyFolder?, messages: Int, topicBytes: Int, payloadBytes: Int, throughProxy: Bool) throws -> Throughput {
+        var proxy: PeerProcess?
+        defer { proxy?.stop() }
+        let subscriber: PeerProcess, publishTo: String
+        if throughProxy {
+            let started = try PeerProcess(["proxy"] + peerArguments(keys, as: "bus", server: nil))
+            proxy = started
+            guard let line = try started.line(timeoutMilliseconds: 10_000) else { throw ServiceError(.internalError, "the bench proxy did not start") }
+            let ends = line.split(separator: " ").map(String.init)
+            guard ends.count == 2 else { throw ServiceError(.internalError, "the bench proxy said \"\(line)\"") }
+            subscriber = try PeerProcess(["sub", ends[1]] + peerArguments(keys, as: "region-monitor", server: "bus"))
+            publishTo = ends[0]
+        } else {
+            subscriber = try PeerProcess(["sub", "bind"] + peerArguments(keys, as: "bus", server: nil))
+            guard let endpoint = try subscriber.line(timeoutMilliseconds: 10_000) else { throw ServiceError(.internalError, "the bench subscriber did not start") }
+            publishTo = endpoint
         }
-        let cpuBefore = Bench.processCPUSeconds()
-        for _ in 0..<messages { try publisher.send(multipart: [topic, payload]) }
-        try publisher.send(multipart: [Data("e.".utf8), Data()])
-        guard let result = try peer.line(timeoutMilliseconds: 60_000) else { throw ServiceError(.internalError, "the bench subscriber did not report") }
-        let cpu = Bench.processCPUSeconds() - cpuBefore
+        defer { subscriber.stop() }
+        let publisher = try PeerProcess(["pub", publishTo, "\(messages)", "\(topicBytes)", "\(payloadBytes)"]
+                                        + peerArguments(keys, as: "beacon-ingest", server: "bus"), input: true)
+        defer { publisher.stop() }
+        // Warm-up messages flow until the subscription has reached the publisher (the slow joiner).
+        guard try subscriber.line(timeoutMilliseconds: 20_000) == "ready" else { throw ServiceError(.internalError, "the bench subscriber never received") }
+        let proxyCPUBefore = proxy.flatMap { Bench.cpuSeconds(pid: $0.pid) } ?? 0
+        publisher.tell("go")
+        guard let result = try subscriber.line(timeoutMilliseconds: 120_000) else { throw ServiceError(.internalError, "the bench subscriber did not report") }
+        let proxyCPU = proxy.flatMap { Bench.cpuSeconds(pid: $0.pid) }.map { $0 - proxyCPUBefore } ?? 0
+        publisher.tell("done")
+        guard let publisherLine = try publisher.line(timeoutMilliseconds: 10_000), let publisherCPU = Double(publisherLine) else {
+            throw ServiceError(.internalError, "the bench publisher did not report")
+        }
         let fields = result.split(separator: " ").compactMap { Double($0) }
         guard fields.count == 3 else { throw ServiceError(.internalError, "the bench subscriber reported \"\(result)\"") }
         let count = Int(fields[0])
-        return (count, Double(count) / max(fields[1], 1e-9), (cpu + fields[2]) / Double(max(count, 1)) * 1e6)
+        return Throughput(messages: count, perSecond: Double(count) / max(fields[1], 1e-9),
+                          cpuMicrosPerMessage: (publisherCPU + fields[2] + proxyCPU) / Double(max(count, 1)) * 1e6)
     }
 
     /// Sorted round-trip times in microseconds of `count` REQ→REP exchanges echoing `payload`
@@ -106,17 +126,27 @@ enum ZeroMQBenchmark {
 final class PeerProcess {
     private let process = Process()
     private let output = Pipe()
+    private let input: Pipe?
     private var buffer = Data()
 
-    init(_ arguments: [String]) throws {
+    /// With `input`, lines can be sent to its standard input (`tell`).
+    init(_ arguments: [String], input: Bool = false) throws {
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         process.executableURL = URL(fileURLWithPath: me)
         process.arguments = ["bench-peer"] + arguments
         process.standardOutput = output
+        self.input = input ? Pipe() : nil
+        if let pipe = self.input { process.standardInput = pipe }
         try process.run()
     }
 
     var isRunning: Bool { process.isRunning }
+    var pid: Int32 { process.processIdentifier }
+
+    /// Writes one line to its standard input.
+    func tell(_ line: String) {
+        input?.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
 
     /// The next line it printed, waiting up to `timeoutMilliseconds`; nil when none came.
     func line(timeoutMilliseconds: Int32) throws -> String? {
