@@ -3,57 +3,63 @@ import Foundation
 /// Hand-written JSON for the envelope of a sighting, the one bus message that flows at campus
 /// scale, both ways. Any other event type is left to Foundation.
 extension Envelope: FastJSONDecodable, FastJSONEncodable {
-    /// A sighting envelope is far smaller. The cap matters because sorted keys put `body` first: a
-    /// large body of another type would be scanned before `type` rules it out.
-    static var fastReadLimit: Int { 2048 }
+    /// A sighting envelope is small and a batch of `SightingBatch.maxCount` long device ids stays
+    /// under 96 KiB. The cap matters because sorted keys put `body` first: the body reader gives up
+    /// at the first member a sighting body does not have, so another type's body costs little, but
+    /// a frame beyond any sighting envelope's size goes straight to Foundation.
+    static var fastReadLimit: Int { 128 * 1024 }
 
     static func read(from scanner: inout JSONScanner) -> Envelope? {
         var v: Int64?, type: String?, id: String?, source: String?, stream: String?, seq: Int64?, time: Timestamp?
-        var body: Sighting?
+        var body: EventBody?
         let ok = scanner.object { sc, key in
             switch key {
             case "v": fill(&v, sc.integer())
-            case "type": fill(&type, sc.string()) && type == EventType.sightingReported.rawValue
+            case "type": fill(&type, sc.string())
             case "id": fill(&id, sc.string())
             case "source": fill(&source, sc.string())
             case "stream": fill(&stream, sc.string())
             // Within `seqRange` (0…Int64.max); beyond, Foundation's route refuses it, naming the field.
             case "seq": fill(&seq, sc.integer().flatMap { $0 >= 0 ? $0 : nil })
             case "time": fill(&time, sc.string().flatMap(Timestamp.init(rfc3339:)))
-            case "body": fill(&body, Sighting.read(from: &sc))
+            case "body": fill(&body, Sighting.readBody(from: &sc))
             default: nil
             }
         }
-        guard ok, v == Int64(Envelope.currentVersion), type != nil, let id, let source, let stream, let seq, let time, let body else { return nil }
-        return Envelope(type: .sightingReported, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: .sighting(body))
+        guard ok, v == Int64(Envelope.currentVersion), let type, let id, let source, let stream, let seq, let time, let body else { return nil }
+        switch (type, body) {
+        case (EventType.sightingReported.rawValue, .sighting):
+            return Envelope(type: .sightingReported, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
+        case (EventType.sightingBatch.rawValue, .sightings):
+            return Envelope(type: .sightingBatch, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
+        default:
+            return nil
+        }
     }
 
-    /// The sighting envelope's JSON, byte for byte what JSONEncoder writes with sorted keys.
+    /// A sighting or sighting batch envelope's JSON, byte for byte what JSONEncoder writes with sorted keys.
     func fastEncoded() -> Data? {
-        guard case .sighting(let s) = body, s.accuracy.isFinite else { return nil }
         var out: [UInt8] = []
-        out.reserveCapacity(420)
         func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        func int(_ value: Int) { JSONText.appendInteger(Int64(value), to: &out) }
-        raw(#"{"body":{"accuracy":"#)
-        out.append(contentsOf: Self.number(s.accuracy).utf8)
-        raw(#","beacon":{"major":"#)
-        int(s.beacon.major)
-        raw(#","minor":"#)
-        int(s.beacon.minor)
-        raw(#","uuid":"#)
-        JSONText.appendQuoted(s.beacon.uuid, to: &out)
-        raw(#"},"deviceId":"#)
-        JSONText.appendQuoted(s.deviceId, to: &out)
-        raw(#","measuredPower":"#)
-        int(s.measuredPower)
-        raw(#","observedAt":""#)
-        s.observedAt.appendRFC3339(to: &out)
-        raw(#"","proximity":""#)
-        out.append(contentsOf: s.proximity.rawValue.utf8)
-        raw(#"","rssi":"#)
-        int(s.rssi)
-        raw(#"},"id":"#)
+        switch body {
+        case .sighting(let s):
+            guard s.accuracy.isFinite else { return nil }
+            out.reserveCapacity(420)
+            raw(#"{"body":"#)
+            s.appendJSON(to: &out)
+        case .sightings(let batch):
+            guard batch.sightings.allSatisfy(\.accuracy.isFinite) else { return nil }
+            out.reserveCapacity(180 + 280 * batch.sightings.count)
+            raw(#"{"body":{"sightings":["#)
+            for (index, s) in batch.sightings.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                s.appendJSON(to: &out)
+            }
+            raw(#"]}"#)
+        default:
+            return nil
+        }
+        raw(#","id":"#)
         JSONText.appendQuoted(id, to: &out)
         raw(#","seq":"#)
         JSONText.appendInteger(seq, to: &out)
@@ -63,8 +69,10 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
         JSONText.appendQuoted(stream, to: &out)
         raw(#","time":""#)
         time.appendRFC3339(to: &out)
-        raw(#"","type":"sighting.reported","v":"#)
-        int(v)
+        raw(#"","type":""#)
+        out.append(contentsOf: type.rawValue.utf8)
+        raw(#"","v":"#)
+        JSONText.appendInteger(Int64(v), to: &out)
         out.append(UInt8(ascii: "}"))
         return Data(out)
     }
@@ -77,9 +85,12 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
 }
 
 extension Sighting: FastJSONDecodable {
-    static func read(from scanner: inout JSONScanner) -> Sighting? {
+    /// A sighting's members as they are read, in any order.
+    struct Fields {
         var deviceId: String?, beacon: BeaconIdentity?, rssi: Int?, power: Int?, accuracy: Double?, proximity: Proximity?, observed: Timestamp?
-        let ok = scanner.object { sc, key in
+
+        /// Reads the member `key` (true), gives up (false), or nil for a member a sighting does not have.
+        mutating func read(_ sc: inout JSONScanner, _ key: JSONKey) -> Bool? {
             switch key {
             case "deviceId": fill(&deviceId, sc.string())
             case "beacon": fill(&beacon, BeaconIdentity.read(from: &sc))
@@ -91,11 +102,64 @@ extension Sighting: FastJSONDecodable {
             default: nil
             }
         }
-        // Out of range: Foundation's route refuses it, naming the field.
-        guard ok, let deviceId, let beacon, let rssi, let power, let accuracy, let proximity, let observed,
-              rssiRange.contains(rssi), measuredPowerRange.contains(power)
-        else { return nil }
-        return Sighting(deviceId: deviceId, beacon: beacon, rssi: rssi, measuredPower: power, accuracy: accuracy, proximity: proximity, observedAt: observed)
+
+        /// The sighting, when every member was there and in range (out of range: Foundation's
+        /// route refuses it, naming the field).
+        var sighting: Sighting? {
+            guard let deviceId, let beacon, let rssi, let power, let accuracy, let proximity, let observed,
+                  rssiRange.contains(rssi), measuredPowerRange.contains(power)
+            else { return nil }
+            return Sighting(deviceId: deviceId, beacon: beacon, rssi: rssi, measuredPower: power, accuracy: accuracy, proximity: proximity, observedAt: observed)
+        }
+
+        var isEmpty: Bool {
+            deviceId == nil && beacon == nil && rssi == nil && power == nil && accuracy == nil && proximity == nil && observed == nil
+        }
+    }
+
+    static func read(from scanner: inout JSONScanner) -> Sighting? {
+        var fields = Fields()
+        guard scanner.object({ sc, key in fields.read(&sc, key) }) else { return nil }
+        return fields.sighting
+    }
+
+    /// An envelope's body when it is a sighting or a sighting batch, in one pass: it gives up at the
+    /// first member neither has, so the body of another event type is not scanned to its end.
+    static func readBody(from scanner: inout JSONScanner) -> EventBody? {
+        var fields = Fields()
+        var batch: [Sighting]?
+        let ok = scanner.object { sc, key in
+            if "sightings" ~= key { return fill(&batch, sc.list(of: Sighting.self, atMost: SightingBatch.maxCount)) }
+            return fields.read(&sc, key) ?? false
+        }
+        guard ok else { return nil }
+        if let batch { return fields.isEmpty && !batch.isEmpty ? .sightings(SightingBatch(sightings: batch)) : nil }
+        return fields.sighting.map(EventBody.sighting)
+    }
+
+    /// This sighting as a JSON object, members sorted as JSONEncoder sorts them (accuracy finite).
+    func appendJSON(to out: inout [UInt8]) {
+        func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        func int(_ value: Int) { JSONText.appendInteger(Int64(value), to: &out) }
+        raw(#"{"accuracy":"#)
+        out.append(contentsOf: Envelope.number(accuracy).utf8)
+        raw(#","beacon":{"major":"#)
+        int(beacon.major)
+        raw(#","minor":"#)
+        int(beacon.minor)
+        raw(#","uuid":"#)
+        JSONText.appendQuoted(beacon.uuid, to: &out)
+        raw(#"},"deviceId":"#)
+        JSONText.appendQuoted(deviceId, to: &out)
+        raw(#","measuredPower":"#)
+        int(measuredPower)
+        raw(#","observedAt":""#)
+        observedAt.appendRFC3339(to: &out)
+        raw(#"","proximity":""#)
+        out.append(contentsOf: proximity.rawValue.utf8)
+        raw(#"","rssi":"#)
+        int(rssi)
+        out.append(UInt8(ascii: "}"))
     }
 }
 

@@ -1,6 +1,7 @@
 /// The body of a pub/sub envelope, one case per body schema. The envelope's `type` picks the case.
 public enum EventBody: Sendable, Equatable {
     case sighting(Sighting)
+    case sightings(SightingBatch)
     case locationFix(LocationFix)
     case deviceStatus(DeviceStatus)
     case region(RegionEvent)
@@ -18,6 +19,8 @@ public enum EventBody: Sendable, Equatable {
 /// Every event type on the bus and the body schema it carries.
 public enum EventType: String, Sendable, CaseIterable, Codable {
     case sightingReported = "sighting.reported"
+    /// Many sightings of one shard in one message: what beacon-ingest publishes.
+    case sightingBatch = "sighting.batch"
     case locationFix = "location.fix"
     case deviceStatus = "device.status"
     case regionEvent = "region.event"
@@ -66,7 +69,7 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
     /// Whether a body matches this type's schema.
     func accepts(_ body: EventBody) -> Bool {
         switch (self, body) {
-        case (.sightingReported, .sighting), (.locationFix, .locationFix), (.deviceStatus, .deviceStatus),
+        case (.sightingReported, .sighting), (.sightingBatch, .sightings), (.locationFix, .locationFix), (.deviceStatus, .deviceStatus),
              (.regionEvent, .region), (.regionNearest, .nearest), (.regionPurged, .purged),
              (.orderPlaced, .order), (.orderAccepted, .order), (.orderPreparing, .order), (.orderReady, .order),
              (.orderPickedUp, .order), (.orderCancelled, .order), (.orderNoShow, .order), (.orderArrived, .order), (.orderClaimed, .order),
@@ -83,6 +86,7 @@ public enum EventType: String, Sendable, CaseIterable, Codable {
     func decodeBody<K: CodingKey>(from container: KeyedDecodingContainer<K>, key: K) throws -> EventBody {
         switch self {
         case .sightingReported: .sighting(try container.decode(Sighting.self, forKey: key))
+        case .sightingBatch: .sightings(try container.decode(SightingBatch.self, forKey: key))
         case .locationFix: .locationFix(try container.decode(LocationFix.self, forKey: key))
         case .deviceStatus: .deviceStatus(try container.decode(DeviceStatus.self, forKey: key))
         case .regionEvent: .region(try container.decode(RegionEvent.self, forKey: key))
@@ -106,6 +110,7 @@ extension EventBody {
     func encode<K: CodingKey>(into container: inout KeyedEncodingContainer<K>, key: K) throws {
         switch self {
         case .sighting(let b): try container.encode(b, forKey: key)
+        case .sightings(let b): try container.encode(b, forKey: key)
         case .locationFix(let b): try container.encode(b, forKey: key)
         case .deviceStatus(let b): try container.encode(b, forKey: key)
         case .region(let b): try container.encode(b, forKey: key)

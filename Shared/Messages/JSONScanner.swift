@@ -128,11 +128,11 @@ struct JSONScanner {
         }
     }
 
-    /// An array whose every element `T` reads; nil when one does not.
-    mutating func list<T: FastJSONDecodable>(of type: T.Type) -> [T]? {
+    /// An array whose every element `T` reads; nil when one does not, or when it has more than `atMost`.
+    mutating func list<T: FastJSONDecodable>(of type: T.Type, atMost limit: Int = .max) -> [T]? {
         var items: [T] = []
         let ok = array { sc in
-            guard let item = T.read(from: &sc) else { return false }
+            guard items.count < limit, let item = T.read(from: &sc) else { return false }
             items.append(item)
             return true
         }

@@ -33,7 +33,7 @@ public enum StreamOwners {
     /// The stream an event type travels on.
     public static func stream(of type: EventType) -> String {
         switch type {
-        case .sightingReported: "sighting"
+        case .sightingReported, .sightingBatch: "sighting"
         case .locationFix: "location"
         case .deviceStatus: "device"
         case .regionEvent, .regionNearest, .regionPurged: "region"

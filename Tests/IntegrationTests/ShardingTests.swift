@@ -120,7 +120,13 @@ struct ShardingTests {
         // Nothing about a device came from, or went through, another shard.
         try watcher.pump(milliseconds: 500)
         for (shard, device) in devices.enumerated() {
-            let sightings = watcher.all("sighting.").filter { if case .sighting(let s) = $0.envelope.body { s.deviceId == device } else { false } }
+            let sightings = watcher.all("sighting.").filter {
+                switch $0.envelope.body {
+                case .sighting(let s): s.deviceId == device
+                case .sightings(let batch): batch.sightings.contains { $0.deviceId == device }
+                default: false
+                }
+            }
             #expect(!sightings.isEmpty)
             #expect(sightings.allSatisfy { $0.topic == "sighting.s\(shard)." && $0.envelope.source == "beacon-ingest-s\(shard)" })
             let events = watcher.all("region.event.").filter { if case .region(let e) = $0.envelope.body { e.deviceId == device } else { false } }

@@ -24,6 +24,12 @@ enum Samples {
         switch type {
         case .sightingReported:
             .sighting(Sighting(deviceId: "dev-9", beacon: beacon, rssi: -63, measuredPower: -59, accuracy: 1.6, proximity: .near, observedAt: time))
+        case .sightingBatch:
+            .sightings(SightingBatch(sightings: [
+                Sighting(deviceId: "dev-9", beacon: beacon, rssi: -63, measuredPower: -59, accuracy: 1.6, proximity: .near, observedAt: time),
+                Sighting(deviceId: "dev-10", beacon: BeaconIdentity(uuid: beaconUUID, major: 12, minor: 3), rssi: -81, measuredPower: -59, accuracy: 7.25,
+                         proximity: .far, observedAt: time.adding(seconds: 0.5)),
+            ]))
         case .locationFix:
             .locationFix(LocationFix(deviceId: "dev-9", latitude: 37.3349, longitude: -122.009, horizontalAccuracy: 12.5, precise: true, observedAt: time))
         case .deviceStatus:

@@ -153,6 +153,7 @@ struct EnvelopeFrameTests {
         case .nearest(let n): Wire.encode(n)
         case .purged(let p): Wire.encode(p)
         case .sighting(let s): Wire.encode(s)
+        case .sightings(let b): Wire.encode(b)
         case .locationFix(let f): Wire.encode(f)
         case .deviceStatus(let d): Wire.encode(d)
         case .deadLetter(let d): Wire.encode(d)

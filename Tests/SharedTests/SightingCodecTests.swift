@@ -26,6 +26,27 @@ struct SightingCodecTests {
         }
     }
 
+    /// The same sightings as `sighting.batch` envelopes of 1, 2, 3, … sightings, and one of the most a batch may carry.
+    static func batchSamples() -> [Envelope] {
+        let sightings = samples().compactMap { envelope -> Sighting? in
+            if case .sighting(let s) = envelope.body { return s }
+            return nil
+        }
+        var batches: [Envelope] = []
+        var start = 0, size = 1
+        while start < sightings.count {
+            let end = min(start + size, sightings.count)
+            batches.append(Envelope(type: .sightingBatch, id: "b-\(start)", source: "beacon-ingest-s1", stream: "sighting", seq: UInt64(start + 1),
+                                    time: Timestamp(milliseconds: 1_700_000_000_000 + Int64(start)), body: .sightings(SightingBatch(sightings: Array(sightings[start..<end])))))
+            start = end
+            size += 1
+        }
+        let most = (0..<SightingBatch.maxCount).map { sightings[$0 % sightings.count] }
+        batches.append(Envelope(type: .sightingBatch, id: "most", source: "beacon-ingest", stream: "sighting", seq: 9, time: Timestamp(milliseconds: 1_700_000_000_000),
+                                body: .sightings(SightingBatch(sightings: most))))
+        return batches
+    }
+
     static func generic(_ envelope: Envelope) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -34,7 +55,7 @@ struct SightingCodecTests {
 
     @Test("fast encoding decodes, with Foundation, to the same envelope; and is the same JSON object")
     func encodeMatchesGeneric() throws {
-        for envelope in Self.samples() {
+        for envelope in Self.samples() + Self.batchSamples() {
             let fast = try #require(envelope.fastEncoded())
             #expect(try JSONDecoder().decode(Envelope.self, from: fast) == envelope)
             let a = try JSONSerialization.jsonObject(with: fast) as? NSDictionary
@@ -46,7 +67,7 @@ struct SightingCodecTests {
 
     @Test("fast decoding of generic JSON gives the generic result")
     func decodeMatchesGeneric() throws {
-        for envelope in Self.samples() {
+        for envelope in Self.samples() + Self.batchSamples() {
             let frame = try Self.generic(envelope)
             #expect(Envelope.fastDecode(frame) == envelope)
             #expect(try Wire.decodeEnvelope(frame) == envelope)
@@ -64,6 +85,12 @@ struct SightingCodecTests {
         (#"{"v":2,"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{}}"#, "message.unsupportedVersion"),
         (#"{"v":1,"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":-1,"time":"2026-01-01T00:00:00.000Z","body":{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":-60,"measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z"}}"#, "message.malformed"),
         (#"{"v":1,"type":"sighting.reported"} trailing"#, "message.malformed"),
+        // A batch needs at least one sighting, and its type must say batch (and a single sighting's, single).
+        (#"{"v":1,"type":"sighting.batch","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"sightings":[]}}"#, "message.malformed"),
+        (#"{"v":1,"type":"sighting.reported","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"sightings":[{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":-60,"measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z"}]}}"#, "message.malformed"),
+        (#"{"v":1,"type":"sighting.batch","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":-60,"measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z"}}"#, "message.malformed"),
+        // A bad sighting anywhere in a batch refuses the batch.
+        (#"{"v":1,"type":"sighting.batch","id":"x","source":"s","stream":"sighting","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"sightings":[{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":-60,"measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z"},{"deviceId":"d","beacon":{"uuid":"U","major":1,"minor":2},"rssi":5,"measuredPower":-59,"accuracy":1.5,"proximity":"near","observedAt":"2026-01-01T00:00:00.000Z"}]}}"#, "message.malformed"),
     ] as [(String, String?)])
     func fallback(frame: String, error: String?) throws {
         let data = Data(frame.utf8)
@@ -78,6 +105,25 @@ struct SightingCodecTests {
         } else {
             let generic = try JSONDecoder().decode(Envelope.self, from: data)
             #expect(try Wire.decodeEnvelope(data) == generic)
+        }
+    }
+}
+
+extension SightingCodecTests {
+    @Test("a batch of more sightings than one message may carry is refused by both routes, naming the bound")
+    func batchBound() throws {
+        let sighting = Sighting(deviceId: "d", beacon: BeaconIdentity(uuid: "U", major: 1, minor: 2), rssi: -60, measuredPower: -59, accuracy: 1.5, proximity: .near,
+                                observedAt: Timestamp(milliseconds: 1_700_000_000_000))
+        let over = Envelope(type: .sightingBatch, id: "x", source: "s", stream: "sighting", seq: 1, time: Timestamp(milliseconds: 1_700_000_000_000),
+                            body: .sightings(SightingBatch(sightings: Array(repeating: sighting, count: SightingBatch.maxCount + 1))))
+        let frame = Wire.encode(over)
+        #expect(Envelope.fastDecode(frame) == nil)
+        do {
+            _ = try Wire.decodeEnvelope(frame)
+            Issue.record("decoded a batch over the bound")
+        } catch let e {
+            #expect(e.code.rawValue == "message.malformed")
+            #expect(e.message.contains("\(SightingBatch.maxCount)"))
         }
     }
 }

@@ -56,45 +56,73 @@ public final class IngestService {
         var fixes: [LocationFix]
     }
 
+    /// Every device's last stored status, read from SQLite once and then kept here: a report is
+    /// judged without touching the database, and only a status change opens a transaction.
+    /// Updated only after the change committed. (A device never seen is read each time it
+    /// reports, and refused: remembering unknown ids would let anyone grow this without bound.)
+    private var statuses: [String: DeviceStatus] = [:]
+
+    /// The device's stored status, from memory once read.
+    private func storedStatus(of deviceId: String) throws -> DeviceStatus? {
+        if let status = statuses[deviceId] { return status }
+        let status = try store.status(of: deviceId)
+        if let status { statuses[deviceId] = status }
+        return status
+    }
+
+    /// A request's status changes in the order they happened (a device may change twice, say
+    /// withdraw and grant again: both are published, so region-monitor drops its data), and the
+    /// latest per device, which later reports of the same request are judged by.
+    private struct Changes {
+        var inOrder: [DeviceStatus] = []
+        var latest: [String: DeviceStatus] = [:]
+    }
+
     /// `ingest.report`: one phone's batch.
     func ingest(_ report: IngestReport) throws -> IngestResult {
-        let (result, pending) = try host.write { try process(report) }
-        try publish(pending)
+        var changes = Changes()
+        let (result, pending) = try process(report, changes: &changes)
+        try commit(changes)
+        try publish([pending])
         return result
     }
 
     /// `ingest.batch` from a gateway: at most 1,000 reports and 10,000 sightings, each judged alone.
-    /// Their status changes commit together (one commit per batch, not per device), and only then
-    /// are the sightings published, so a device's status always reaches the bus before its sightings.
+    /// Their status changes commit together (one transaction per batch that has any, none for the
+    /// rest), and only then are the sightings published, so a device's status always reaches the
+    /// bus before its sightings.
     func ingest(_ batch: IngestBatch) throws -> IngestBatchResult {
         try engine.validator.validateBatch(batch)
         var items: [IngestBatchItem] = []
         items.reserveCapacity(batch.reports.count)
         var pending: [Pending] = []
-        try host.write {
-            for report in batch.reports {
-                do {
-                    let (result, published) = try process(report)
-                    items.append(IngestBatchItem(deviceId: report.deviceId, result: result))
-                    pending.append(published)
-                } catch let error as ServiceError {
-                    items.append(IngestBatchItem(deviceId: report.deviceId, error: error))
-                }
+        pending.reserveCapacity(batch.reports.count)
+        var changes = Changes()
+        for report in batch.reports {
+            do {
+                let (result, published) = try process(report, changes: &changes)
+                items.append(IngestBatchItem(deviceId: report.deviceId, result: result))
+                pending.append(published)
+            } catch let error as ServiceError {
+                items.append(IngestBatchItem(deviceId: report.deviceId, error: error))
             }
         }
-        for item in pending { try publish(item) }
+        try commit(changes)
+        try publish(pending)
         return IngestBatchResult(accepted: items.reduce(0) { $0 + $1.accepted }, rejected: items.reduce(0) { $0 + $1.rejected }, results: items)
     }
 
-    /// Judges one report and writes its status change (inside the caller's transaction).
-    private func process(_ report: IngestReport) throws -> (IngestResult, Pending) {
+    /// Judges one report against its device's status (a change earlier in the same request
+    /// counts), noting a changed status in `changes`.
+    private func process(_ report: IngestReport, changes: inout Changes) throws -> (IngestResult, Pending) {
         // A malformed id is a malformed id, whichever shard it would hash to.
         try engine.validator.validateDeviceID(report.deviceId)
         let shard = try ownership.shard(of: report.deviceId)
-        let outcome = try engine.process(report, known: try store.status(of: report.deviceId), now: host.clock.now())
+        let known = try changes.latest[report.deviceId] ?? storedStatus(of: report.deviceId)
+        let outcome = try engine.process(report, known: known, now: host.clock.now())
         if let status = outcome.changedStatus {
-            try store.save(status)
-            try host.emit(.deviceStatus, topic: topics[shard].device, stream: "device", .deviceStatus(status))
+            changes.inOrder.append(status)
+            changes.latest[report.deviceId] = status
             if outcome.purge {
                 host.logger.info("location data dropped", ["device.id": status.deviceId, "authorization": status.authorization.rawValue])
             }
@@ -102,11 +130,39 @@ public final class IngestService {
         return (outcome.result, Pending(shard: shard, sightings: outcome.sightings, fixes: outcome.fixes))
     }
 
-    private func publish(_ pending: Pending) throws {
-        for sighting in pending.sightings {
-            try host.publishBestEffort(.sightingReported, topic: topics[pending.shard].sighting, stream: "sighting", .sighting(sighting))
+    /// Stores the request's status changes with their `device.status` events in one transaction,
+    /// then remembers them. Nothing to change, no transaction. When the write fails the request
+    /// fails and memory keeps what committed.
+    private func commit(_ changes: Changes) throws {
+        guard !changes.inOrder.isEmpty else { return }
+        try host.write {
+            for status in changes.inOrder {
+                try store.save(status)
+                let shard = try ownership.shard(of: status.deviceId)
+                try host.emit(.deviceStatus, topic: topics[shard].device, stream: "device", .deviceStatus(status))
+            }
         }
-        try fixes.send(pending.fixes, shard: pending.shard, topic: topics[pending.shard].location)
-        published += pending.sightings.count + pending.fixes.count
+        statuses.merge(changes.latest) { _, new in new }
+    }
+
+    /// Sightings go out as `sighting.batch`, one message per shard per request (at most
+    /// `SightingBatch.maxCount` sightings each), in the order they were taken; fixes go to their
+    /// shard's channel, report by report.
+    private func publish(_ pending: [Pending]) throws {
+        var byShard: [[Sighting]] = Array(repeating: [], count: topics.count)
+        for item in pending {
+            byShard[item.shard].append(contentsOf: item.sightings)
+            if !item.fixes.isEmpty { try fixes.send(item.fixes, shard: item.shard, topic: topics[item.shard].location) }
+            published += item.sightings.count + item.fixes.count
+        }
+        for (shard, sightings) in byShard.enumerated() where !sightings.isEmpty {
+            var start = 0
+            while start < sightings.count {
+                let end = min(start + SightingBatch.maxCount, sightings.count)
+                try host.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting",
+                                           .sightings(SightingBatch(sightings: Array(sightings[start..<end]))))
+                start = end
+            }
+        }
     }
 }

@@ -6,21 +6,13 @@ import ServiceRuntime
 /// What moves the engine — sightings and device statuses from the bus, fixes from the fix
 /// channel — and the one place its effects are stored and published.
 extension RegionService {
-    /// A bus message: a sighting (best effort) or a device status (durable, in order).
+    /// A bus message: sightings, one or a batch (best effort), or a device status (durable, in order).
     func consume(_ envelope: Envelope) throws {
         switch envelope.body {
         case .sighting(let sighting):
-            consumedSightings += 1
-            let effects = engine.sighting(sighting)
-            if effects.refused {
-                refusedSightings += 1
-                return
-            }
-            if effects.unwatched {
-                unwatchedSightings += 1
-                return
-            }
-            try apply(effects)
+            try consume(sighting)
+        case .sightings(let batch):
+            for sighting in batch.sightings { try consume(sighting) }
         case .deviceStatus(let status):
             try host.write {
                 try store.saveDevice(status)
@@ -29,6 +21,20 @@ extension RegionService {
         default:
             throw ServiceError(.unknownType, "region-monitor does not consume \(envelope.type.rawValue) from the bus")
         }
+    }
+
+    private func consume(_ sighting: Sighting) throws {
+        consumedSightings += 1
+        let effects = engine.sighting(sighting)
+        if effects.refused {
+            refusedSightings += 1
+            return
+        }
+        if effects.unwatched {
+            unwatchedSightings += 1
+            return
+        }
+        try apply(effects)
     }
 
     /// A fix from the fix channel: kept for confirmations and applied to circles, unless the

@@ -96,6 +96,33 @@ public struct Sighting: Codable, Sendable, Equatable {
     }
 }
 
+/// `sighting.batch` on `sighting.<shard>.`: the sightings of one `ingest.batch` (or report) for
+/// one shard, in the order beacon-ingest took them, at most `maxCount` per message. The form
+/// beacon-ingest publishes: one bus message per batch, not per sighting, costs a fraction of the
+/// framing, socket and envelope work. Best-effort like a single `sighting.reported`.
+public struct SightingBatch: Codable, Sendable, Equatable {
+    public var sightings: [Sighting]
+
+    /// The most sightings one message carries (about 80 KB of JSON).
+    public static let maxCount = 256
+
+    public init(sightings: [Sighting]) {
+        self.sightings = sightings
+    }
+
+    enum CodingKeys: String, CodingKey { case sightings }
+
+    /// 1…`maxCount` sightings.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        sightings = try c.decode([Sighting].self, forKey: .sightings)
+        guard (1...Self.maxCount).contains(sightings.count) else {
+            throw DecodingError.dataCorruptedError(forKey: .sightings, in: c,
+                                                   debugDescription: "a sighting batch carries 1…\(Self.maxCount) sightings, not \(sightings.count)")
+        }
+    }
+}
+
 /// `location.fix` on `location.<shard>.`: a position, for region-monitor only.
 /// Coordinates go no further than region-monitor: nothing it publishes carries them.
 public struct LocationFix: Codable, Sendable, Equatable {

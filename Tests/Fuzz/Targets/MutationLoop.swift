@@ -23,7 +23,7 @@ public struct MutationLoop {
         "\"\"", "{}", "[]", "[[[[[[[[[[[[[[[[", "\"2026-01-01T00:00:00.000Z\"", "\"2020-02-30T00:00:00Z\"", "\"9999-12-31T23:59:59.999+23:59\"",
         "\"op\"", "\"id\"", "\"body\"", "\"v\"", "\"type\"", "\"seq\"", "\"fromSeq\"", "\"deviceId\"", "\"reports\"", "\"sightings\"", "\"fixes\"",
         "\"major\"", "\"minor\"", "\"rssi\"", "\"quantity\"", "\"streams\"", "\"events\"", "\"envelope\"", "\"cafes\"",
-        "\"sighting.reported\"", "\"heartbeat\"", "\"order.placed\"", "\"ingest.report\"", "\"replay\"",
+        "\"sighting.reported\"", "\"sighting.batch\"", "\"heartbeat\"", "\"order.placed\"", "\"ingest.report\"", "\"replay\"",
         "--", "--help", "--shards", "--shard", "--max-message-bytes", "CAFE_SHARDS=", "=",
     ]
 

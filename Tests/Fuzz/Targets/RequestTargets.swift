@@ -42,11 +42,12 @@ enum RequestTargets {
         Agreement.checkRoundTrip(Request<IngestBatch>.self, frame, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
     }
 
-    /// Sightings both ways they travel: a phone's `ingest.report` and the `sighting.reported`
-    /// envelope beacon-ingest publishes (both with hand-written readers, the envelope's writer too).
+    /// Sightings both ways they travel: a phone's `ingest.report` and the `sighting.batch` and
+    /// `sighting.reported` envelopes on the bus (hand-written readers, the envelopes' writer too).
     static func sightings() -> FuzzTarget {
-        FuzzTarget("sightings", "ingest.report requests and sighting.reported envelopes: the hand-written readers and writer against Foundation",
-                   seeds: { Seeds.examples(kind: "request", name: Op.ingestReport) + Seeds.envelopes(of: "sighting.reported") + Seeds.reportRequests() + Seeds.sightingEnvelopes() }) { frame in
+        FuzzTarget("sightings", "ingest.report requests, sighting.batch and sighting.reported envelopes: the hand-written readers and writer against Foundation",
+                   seeds: { Seeds.examples(kind: "request", name: Op.ingestReport) + Seeds.envelopes(of: "sighting.reported") + Seeds.envelopes(of: "sighting.batch")
+                       + Seeds.reportRequests() + Seeds.sightingEnvelopes() + Seeds.sightingBatchEnvelopes() }) { frame in
             head(frame) ?? report(frame) ?? Agreement.checkEnvelope(frame)
         }
     }

@@ -75,6 +75,18 @@ extension Seeds {
         }
     }
 
+    /// `sighting.batch` envelopes: one, a few, and the most one message may carry.
+    static func sightingBatchEnvelopes() -> [Data] {
+        let sightings = sightingEnvelopes().compactMap { try? Wire.decodeEnvelope($0) }.compactMap { envelope -> Sighting? in
+            if case .sighting(let s) = envelope.body { return s }
+            return nil
+        }
+        return [1, sightings.count, SightingBatch.maxCount].enumerated().map { index, count in
+            Wire.encode(Envelope(type: .sightingBatch, id: "b-\(index)", source: "beacon-ingest", stream: "sighting", seq: UInt64(index + 1), time: time,
+                                 body: .sightings(SightingBatch(sightings: (0..<count).map { sightings[$0 % sightings.count] }))))
+        }
+    }
+
     static func reports() -> [IngestReport] {
         let status = DeviceStatusReport(authorization: .whenInUse, foreground: true, precise: false)
         let ranging = RangingReport(uuid: uuid.lowercased(), major: 1, minor: 2, rssi: -70, measuredPower: -59, timestamp: time, proximity: .far, accuracy: 7.5)
