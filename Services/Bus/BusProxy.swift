@@ -64,6 +64,7 @@ final class BusProxy {
             var details = ["xsub": config.string("xsub"), "xpub": config.string("xpub"), "forwarded": "\(forwarded)",
                            "subscriptionChanges": "\(subscriptionChanges)"]
             details.merge(security.healthDetails) { _, new in new }
+            details.merge(ProcessUsage.healthDetails) { _, new in new }
             if let gates {
                 details.merge(gates.subscriptions.healthDetails) { _, new in new }
                 details.merge(gates.publications.healthDetails) { _, new in new }
@@ -83,8 +84,10 @@ final class BusProxy {
             }
         }
         reactor.onReadable(frontend) { [unowned self] in
-            // Drain a bounded batch so the subscription side and health stay responsive.
+            // Drain for one time slice so the subscription side and health stay responsive.
+            let start = Reactor.monotonic()
             for index in 0..<10_000 {
+                if index % 64 == 63, Reactor.monotonic() - start >= Reactor.timeSlice { return }
                 if let gates {
                     // Deployed: read what the subscription side queued meanwhile (see SubscriptionGate).
                     if index % 256 == 255 { try gates.subscriptions.drain() }

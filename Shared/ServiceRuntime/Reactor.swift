@@ -16,6 +16,11 @@ public final class Reactor {
     private let maxWaitMilliseconds: Int
     /// A handler or timer running this long is logged as a stall.
     public var stallWarningSeconds = 0.02
+    /// How long a socket handler may work before it returns to the loop, leaving the rest queued:
+    /// the poll reports the socket readable again at once, and meanwhile the other sockets and
+    /// the timers get their turn. Bounded turns keep one busy input from holding every other
+    /// waiting (the tail of sighting → region event was made of such waits).
+    public static let timeSlice = 0.001
 
     struct Timer {
         let name: String

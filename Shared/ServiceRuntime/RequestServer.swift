@@ -62,11 +62,14 @@ public final class RequestServer {
         endpoint.replacingOccurrences(of: "://0.0.0.0:", with: "://127.0.0.1:").replacingOccurrences(of: "://*:", with: "://127.0.0.1:")
     }
 
+    /// Answers queued requests for one time slice (at least one request), then yields to the loop.
     private func serve() throws {
+        let start = Reactor.monotonic()
         for _ in 0..<256 {
             guard let message = try socket.tryReceivePeerMessage() else { return }
             let reply = router.reply(to: message, security: security) { revokedRefusals += 1 }
             try socket.send(reply)
+            if Reactor.monotonic() - start >= Reactor.timeSlice { return }
         }
     }
 

@@ -48,6 +48,7 @@ public final class ServiceHost {
         if config.int("max-database-mb") > 0 { try db.limitSize(megabytes: config.int("max-database-mb")) }
         let outbox = try Outbox(db: db, source: instance, clock: clock)
         reactor = Reactor(shutdown: shutdown, logger: logger)
+        reactor.stallWarningSeconds = Double(config.int("stall-warning-ms")) / 1000
         context = try Context()
         // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
         security = try SocketSecurity.from(config, name: instance, serving: context, logger: logger)
@@ -59,6 +60,7 @@ public final class ServiceHost {
 
         requests.addHealthDetails { [unowned self] in
             var details = ["bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "deadLettered": "\(deadLetters.count)"]
+            details.merge(ProcessUsage.healthDetails) { _, new in new }
             if let consumer { details.merge(consumer.healthDetails) { _, new in new } }
             return details
         }

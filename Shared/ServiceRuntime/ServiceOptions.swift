@@ -13,6 +13,8 @@ extension ServiceHost {
             OptionSpec("log-level", .choice(["debug", "info", "warning", "error"]), default: "info", help: "the least important log level written to stderr"),
             OptionSpec.count("max-database-mb", 0...1_000_000, default: 0,
                              help: "the most this service's SQLite file may grow to (0: no limit); beyond it writes fail as on a full disk, nothing is lost, and health says storage.full"),
+            OptionSpec.count("stall-warning-ms", 1...60_000, default: 20,
+                             help: "a socket handler or timer holding the event loop this long is logged as `reactor stalled` (lower it to find what makes a latency tail)"),
             OptionSpec.count("max-message-bytes", 1_024...64 * 1_024 * 1_024, default: Wire.defaultMaxFrameBytes, help: "frames larger than this are refused"),
         ] + SocketSecurity.specs
     }
