@@ -16,10 +16,13 @@ struct RestartingCounter {
         var restarts = 0
     }
 
+    /// What the run calls it (the health key, unless two counters read the same key from different services).
+    let name: String
     let key: String
     private var instances: [String: Instance]
 
-    init(key: String, endpoints: [String]) {
+    init(name: String? = nil, key: String, endpoints: [String]) {
+        self.name = name ?? key
         self.key = key
         instances = Dictionary(uniqueKeysWithValues: endpoints.map { ($0, Instance()) })
     }
@@ -62,6 +65,8 @@ final class HealthSampler {
         let client: PipelinedClient<Void>
         /// Which counters this endpoint's replies feed.
         let counters: [Int]
+        /// Whether `readAll` waits for this endpoint (false: only figures beside the run depend on it).
+        let required: Bool
         var nextDue = 0.0
     }
 
@@ -69,29 +74,49 @@ final class HealthSampler {
     private var targets: [Target] = []
     let interval: Double
 
-    /// `watch`: per counter key, the endpoints reporting it and their server's usual name; the
-    /// requests go as `security`'s observer.
-    init(context: Context, security: LoadSecurity, watch: [(key: String, endpoints: [String], server: String)], interval: Double = 0.25) throws {
+    /// One counter to read: its name in the run, the health key, the endpoints reporting it and
+    /// their server's usual name.
+    struct Watch {
+        var name: String
+        var key: String
+        var endpoints: [String]
+        var server: String
+        /// Whether the run waits for it (loss counters) or takes it when it answers (CPU figures).
+        var required: Bool
+
+        init(_ key: String, as name: String? = nil, _ endpoints: [String], server: String, required: Bool = true) {
+            self.name = name ?? key
+            self.key = key
+            self.endpoints = endpoints
+            self.server = server
+            self.required = required
+        }
+    }
+
+    /// `watch`: the counters; the requests go as `security`'s observer.
+    init(context: Context, security: LoadSecurity, watch: [Watch], interval: Double = 0.25) throws {
         self.interval = interval
-        counters = watch.map { RestartingCounter(key: $0.key, endpoints: $0.endpoints) }
+        counters = watch.map { RestartingCounter(name: $0.name, key: $0.key, endpoints: $0.endpoints) }
         var byEndpoint: [String: [Int]] = [:]
+        var required: Set<String> = []
         var order: [(endpoint: String, server: String)] = []
         for (index, entry) in watch.enumerated() {
             for endpoint in entry.endpoints {
                 if byEndpoint[endpoint] == nil { order.append((endpoint, entry.server)) }
                 byEndpoint[endpoint, default: []].append(index)
+                if entry.required { required.insert(endpoint) }
             }
         }
         for (endpoint, server) in order {
             targets.append(Target(client: try security.pipelined("health \(endpoint)", context: context, peer: endpoint, defaultServer: server, as: nil),
-                                  counters: byEndpoint[endpoint]!))
+                                  counters: byEndpoint[endpoint]!, required: required.contains(endpoint)))
         }
     }
 
     var sockets: [Socket] { targets.map(\.client.socket) }
 
-    /// The counter of `key`.
-    func counter(_ key: String) -> RestartingCounter? { counters.first { $0.key == key } }
+    /// The counter named `name`.
+    func counter(_ name: String) -> RestartingCounter? { counters.first { $0.name == name } }
 
     /// Asks every endpoint that is due and has nothing outstanding.
     func askDue() throws {
@@ -122,7 +147,8 @@ final class HealthSampler {
     }
 
     /// Reads every endpoint once now, waiting up to `timeout` seconds (before and after the run,
-    /// when blocking is fine). Returns whether every one answered.
+    /// when blocking is fine) for the required ones; the others count if they answered by then.
+    /// Returns whether every required one answered.
     @discardableResult
     func readAll(timeout: Double) throws -> Bool {
         let start = Reactor.monotonic()
@@ -130,7 +156,8 @@ final class HealthSampler {
         var answered = Set<Int>()
         var poller = Poller()
         for socket in sockets { poller.register(socket) }
-        while answered.count < targets.count {
+        let required = Set(targets.indices.filter { targets[$0].required })
+        while !required.isSubset(of: answered) {
             let now = Reactor.monotonic()
             guard now - start < timeout else { return false }
             for i in targets.indices where !answered.contains(i) && targets[i].client.pendingCount == 0 {

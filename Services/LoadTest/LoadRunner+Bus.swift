@@ -33,4 +33,14 @@ extension LoadRunner {
                              restarts: ["beacon-ingest": sampler.counter("published.bestEffort")?.restarts ?? 0,
                                         "region-monitor": sampler.counter("sightings.consumed")?.restarts ?? 0])
     }
+
+    /// CPU microseconds each pipeline process has used (across restarts), nil where one did not answer.
+    static func pipelineCPU(_ sampler: HealthSampler) -> [String: Int]? {
+        var cpu: [String: Int] = [:]
+        for name in RunReport.CPU.processes {
+            guard let total = sampler.counter("cpu.\(name)")?.total else { return nil }
+            cpu[name] = total
+        }
+        return cpu
+    }
 }

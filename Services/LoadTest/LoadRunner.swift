@@ -95,8 +95,13 @@ final class LoadRunner {
         // with them in flight), as a real client retries with the same idempotency key.
         let orderClients = try OrderClients(settings: settings, security: security, context: context, runID: runID, phones: orderingPhones, catalog: catalog)
         // The bus counters, read four times a second and carried across service restarts.
-        let sampler = try HealthSampler(context: context, security: security,
-                                        watch: [("published.bestEffort", settings.ingest, "beacon-ingest"), ("sightings.consumed", settings.region, "region-monitor")])
+        // With the CPU the pipeline's processes report, so CPU per sighting comes from the same run.
+        let sampler = try HealthSampler(context: context, security: security, watch: [
+            .init("published.bestEffort", settings.ingest, server: "beacon-ingest"), .init("sightings.consumed", settings.region, server: "region-monitor"),
+            .init("process.cpuMicros", as: "cpu.beacon-ingest", settings.ingest, server: "beacon-ingest"),
+            .init("process.cpuMicros", as: "cpu.region-monitor", settings.region, server: "region-monitor"),
+            .init("process.cpuMicros", as: "cpu.bus", [settings.bus], server: "bus", required: false),
+        ])
         defer {
             ingest.forEach { $0.close() }
             orderClients.close()
@@ -113,6 +118,7 @@ final class LoadRunner {
         try sampler.readAll(timeout: max(3, settings.timeout))
         let publishedBefore = sampler.counter("published.bestEffort")?.total
         let consumedBefore = sampler.counter("sightings.consumed")?.total
+        let cpuBefore = LoadRunner.pipelineCPU(sampler)
 
         let measureFrom = settings.warmup
         let end = settings.warmup + settings.duration
@@ -289,6 +295,7 @@ final class LoadRunner {
         orders.expireAll()
 
         let bus = try busCounts(sampler, publishedBefore: publishedBefore, consumedBefore: consumedBefore)
+        let cpu = RunReport.CPU(before: cpuBefore, after: LoadRunner.pipelineCPU(sampler), sightings: bus.consumedByRegionMonitor)
 
         let sendSpan = max(counts.lastSend - measureFrom, 0.001)
         let acceptSpan = max(counts.lastAccept - measureFrom, 0.001)
@@ -310,7 +317,7 @@ final class LoadRunner {
             settings: .init(runId: runID, rate: settings.rate, duration: settings.duration, warmup: settings.warmup, devices: settings.devices,
                             batch: settings.batch, orderRate: settings.orderRate, ingestShards: shards, beaconExitSeconds: settings.beaconExitSeconds,
                             timeout: settings.timeout, retrySeconds: settings.retrySeconds, seed: settings.seed),
-            sightings: sightings, regionEvents: regionEvents, orders: orderReport, bus: bus,
+            sightings: sightings, regionEvents: regionEvents, orders: orderReport, bus: bus, cpu: cpu,
             lost: a.lost + o.lost + o.failed + counts.refused + counts.unanswered + bus.shed,
             elapsedSeconds: finished)
     }

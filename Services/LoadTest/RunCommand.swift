@@ -18,6 +18,7 @@ enum RunCommand {
         OptionSpec("kitchen", .endpoint, default: "tcp://127.0.0.1:7440", help: "kitchen-display request endpoint"),
         OptionSpec("notify", .endpoint, default: "tcp://127.0.0.1:7450", help: "notification-service request endpoint"),
         OptionSpec("bus-sub", .endpoint, default: "tcp://127.0.0.1:7402", help: "the bus endpoint subscribers connect to"),
+        OptionSpec("bus", .endpoint, default: "tcp://127.0.0.1:7403", help: "the bus's health endpoint (its CPU is counted with the sighting pipeline's)"),
         OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the platform serves (beacon UUID, majors, minors, menus)"),
         OptionSpec("json", .path, default: "", help: "also write the report to this JSON file"),
         OptionSpec.seconds("timeout", default: 10, help: "seconds to wait for a reply or an effect before counting it lost"),
@@ -34,7 +35,7 @@ enum RunCommand {
         let settings = RunSettings(
             rate: config.double("rate"), duration: config.double("duration"), warmup: config.double("warmup"), devices: config.int("devices"),
             batch: config.int("batch"), orderRate: config.double("order-rate"), ingest: config.list("ingest"), region: config.list("region"),
-            orders: config.string("orders"), kitchen: config.string("kitchen"), notify: config.string("notify"), busSub: config.string("bus-sub"),
+            orders: config.string("orders"), kitchen: config.string("kitchen"), notify: config.string("notify"), busSub: config.string("bus-sub"), bus: config.string("bus"),
             timeout: config.double("timeout"), retrySeconds: config.double("retry-seconds"), beaconExitSeconds: config.double("beacon-exit-seconds"), dwell: config.double("dwell"),
             seed: UInt64(truncatingIfNeeded: config.int("seed")))
         let security = LoadSecurity.from(config)

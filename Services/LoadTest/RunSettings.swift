@@ -12,6 +12,8 @@ struct RunSettings {
     var kitchen: String
     var notify: String
     var busSub: String
+    /// The bus's health endpoint: its CPU is counted with the pipeline's.
+    var bus: String
     var timeout: Double
     /// An order request without a reply is sent again after this long (doubling each time); 0: never.
     var retrySeconds: Double

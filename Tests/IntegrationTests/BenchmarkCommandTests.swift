@@ -24,11 +24,11 @@ struct BenchmarkCommandTests {
         let text = try String(contentsOf: out, encoding: .utf8)
         try? FileManager.default.removeItem(at: out)
         #expect(process.terminationStatus == 0, "\(text)")
-        for needle in ["(a) raw libzmq", "PUB→SUB", "REQ→REP", "(b) beacon-ingest → bus → region-monitor", "% of raw PUB→SUB",
+        for needle in ["(a) raw libzmq", "PUB→SUB", "REQ→REP", "(b) beacon-ingest → bus → region-monitor", "% of raw direct", "% of raw two-hop",
                        "sighting → region event", "resident memory", "(c) region-monitor evaluation", "sightings/s per core",
                        "(d) envelope JSON", "encode", "decode",
                        // Both modes, side by side.
-                       "plain (no CURVE):", "deployed (CURVE on every socket", "% of raw CURVE PUB→SUB", "deployed / plain zero-loss rate",
+                       "plain (no CURVE):", "deployed (CURVE on every socket", "% of raw CURVE direct", "% of raw CURVE two-hop", "deployed / plain zero-loss rate",
                        "sighting → region event, plain", "sighting → region event, deployed", "platform CPU"] {
             #expect(text.contains(needle), "missing \"\(needle)\" in:\n\(text)")
         }
@@ -36,7 +36,8 @@ struct BenchmarkCommandTests {
         let lines = text.split(separator: "\n").map(String.init)
         let header = try #require(lines.first { $0.contains("plain") && $0.contains("CURVE/plain") }, "no side-by-side header in:\n\(text)")
         #expect(header.contains("CURVE"))
-        for figure in ["PUB→SUB msg/s", "PUB→SUB CPU µs/msg", "REQ→REP round trip p50 µs", "REQ→REP round trip p99 µs", "REQ→REP CPU µs/round trip"] {
+        // Direct and through a proxy process (the bus's shape), each with CPU from the processes' rusage.
+        for figure in ["PUB→SUB direct msg/s", "PUB→proxy→SUB two-hop msg/s", "CPU s per 10⁶ msg", "REQ→REP round trip p50 µs", "REQ→REP round trip p99 µs", "REQ→REP CPU µs/round trip"] {
             let row = try #require(lines.first { $0.contains(figure) }, "no \(figure) row")
             #expect(row.split(separator: " ").count >= figure.split(separator: " ").count + 3 && row.hasSuffix("%"), "\(row)")
         }

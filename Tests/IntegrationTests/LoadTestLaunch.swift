@@ -16,8 +16,8 @@ struct LoadTestLaunch {
         process.arguments = ["run"] + arguments + [
             "--ingest", platform.endpoint("beacon-ingest"), "--region", platform.endpoint("region-monitor"),
             "--orders", platform.endpoint("order-service"), "--kitchen", platform.endpoint("kitchen-display"),
-            "--notify", platform.endpoint("notification-service"), "--bus-sub", platform.busSub, "--campus", platform.campus,
-            "--json", json.path,
+            "--notify", platform.endpoint("notification-service"), "--bus-sub", platform.busSub, "--bus", platform.endpoint("bus"),
+            "--campus", platform.campus, "--json", json.path,
         ]
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)

@@ -19,6 +19,12 @@ enum BenchReport {
         row("  CPU s per 10⁶ msg", digits: 2) { $0.direct.cpuMicrosPerMessage }
         row("PUB→proxy→SUB two-hop msg/s", digits: 0) { $0.twoHop.perSecond }
         row("  CPU s per 10⁶ msg", digits: 2) { $0.twoHop.cpuMicrosPerMessage }
+        for mode in modes {
+            guard let figures = raw[mode] else { continue }
+            for (name, run) in [("direct", figures.direct), ("two-hop", figures.twoHop)] where !run.complete {
+                print("    note: \(mode.rawValue) \(name): \(Bench.grouped(Double(run.messages))) messages arrived, the rest never did (twice); the rate is to the last one")
+            }
+        }
         row("REQ→REP round trip p50 µs", digits: 1) { Bench.percentile($0.roundTrips, 50) }
         row("REQ→REP round trip p99 µs", digits: 1) { Bench.percentile($0.roundTrips, 99) }
         row("REQ→REP round trip p99.9 µs", digits: 1) { Bench.percentile($0.roundTrips, 99.9) }
@@ -57,9 +63,19 @@ enum BenchReport {
         let cpu = results.map { "\($0.mode.rawValue) \($0.cpuMicrosPerSighting.map { Bench.format($0, 2) } ?? "?") µs" }
         print("    platform CPU (bus + beacon-ingest + region-monitor) per sighting over the held steps: " + cpu.joined(separator: ", "))
         for result in results {
+            guard let marginal = result.marginalCPUMicrosPerSighting else { continue }
+            let rawCPU = raw[result.mode]?.twoHop.cpuMicrosPerMessage
+            var line = "    platform CPU per sighting at the margin, \(result.mode.rawValue): \(Bench.format(marginal, 2)) µs"
+            if result.mode == .plain { line += "; " + Benchmarks.verdict(marginal, atMost: 4, unit: "µs") }
+            if let rawCPU {
+                line += "; raw two-hop \(Bench.format(rawCPU, 2)) µs per message, " + Benchmarks.verdict(marginal / rawCPU, atMost: 2, unit: "× raw two-hop")
+            }
+            print(line)
+        }
+        for result in results {
             if let bytes = result.regionBytesPerDevice {
-                print("    region-monitor resident memory, \(result.mode.rawValue): \(Bench.format(bytes)) B per tracked device at \(Bench.grouped(Double(devices))) devices; "
-                      + Benchmarks.verdict(bytes, atMost: 1024, unit: "B"))
+                print("    region-monitor resident memory, \(result.mode.rawValue): \(Bench.format(bytes)) B per tracked device, \(Bench.grouped(Double(result.trackedDevices))) of "
+                      + "\(Bench.grouped(Double(devices))) devices tracked; " + Benchmarks.verdict(bytes, atMost: 350, unit: "B"))
             }
         }
     }

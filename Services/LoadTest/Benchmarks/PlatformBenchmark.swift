@@ -34,8 +34,13 @@ final class PlatformBenchmark {
         var latencies: [Double]
         var devices: Int
         var regionBytesPerDevice: Double?
+        /// Devices region-monitor tracked when its memory was read (what the memory is divided by).
+        var trackedDevices: Int
         /// Platform CPU per sighting over the held steps.
         var cpuMicrosPerSighting: Double?
+        /// Platform CPU per additional sighting between the lowest and the highest held step: the
+        /// cost at the margin, without what the processes spend at any rate (timers, heartbeats).
+        var marginalCPUMicrosPerSighting: Double?
     }
 
     let catalog: CampusCatalog
@@ -145,6 +150,8 @@ final class PlatformBenchmark {
         // region-monitor returns freed heap every 10 s: measure what it holds, not what it buffered.
         usleep(UInt32(settleSeconds * 1_000_000))
         let populated = Bench.residentBytes(pid: regionPID)
+        // Divided by what region-monitor says it tracks, not by what was sent.
+        let tracked = Int(try region.call(Op.health, Empty(), as: HealthStatus.self).details["devices.tracked"] ?? "") ?? 0
 
         var steps: [Step] = []
         for rate in rates {
@@ -163,9 +170,14 @@ final class PlatformBenchmark {
         let latencies = try driver.drive(rate: latencyRate, seconds: stepSeconds, freshPerSecond: 200).latencies.sorted()
         let held = steps.filter(\.holds)
         let heldCPU = held.compactMap { step in step.cpuMicrosPerSighting.map { $0 * Double(step.consumed) } }
+        var marginal: Double?
+        if let low = held.first, let high = held.last, high.consumed > low.consumed, let lowCPU = low.cpuMicrosPerSighting, let highCPU = high.cpuMicrosPerSighting {
+            marginal = (highCPU * Double(high.consumed) - lowCPU * Double(low.consumed)) / Double(high.consumed - low.consumed)
+        }
         return Result(mode: mode, steps: steps, sustained: sustained, latencyRate: latencyRate, latencies: latencies, devices: devices,
-                      regionBytesPerDevice: populated.map { Double($0 - baseline) / Double(devices) },
-                      cpuMicrosPerSighting: heldCPU.count == held.count && !held.isEmpty ? heldCPU.reduce(0, +) / Double(held.map(\.consumed).reduce(0, +)) : nil)
+                      regionBytesPerDevice: populated.map { Double($0 - baseline) / Double(max(tracked, 1)) }, trackedDevices: tracked,
+                      cpuMicrosPerSighting: heldCPU.count == held.count && !held.isEmpty ? heldCPU.reduce(0, +) / Double(held.map(\.consumed).reduce(0, +)) : nil,
+                      marginalCPUMicrosPerSighting: marginal)
     }
 
     private func consumed(_ region: RequestClient) throws -> Int {
