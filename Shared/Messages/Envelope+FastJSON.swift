@@ -37,7 +37,9 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
         }
     }
 
-    /// A sighting or sighting batch envelope's JSON, byte for byte what JSONEncoder writes with sorted keys.
+    /// A sighting, sighting batch, region event or nearest beacon envelope's JSON (what flows per
+    /// sighting, and what region-monitor writes per change), byte for byte what JSONEncoder
+    /// writes with sorted keys.
     func fastEncoded() -> Data? {
         var out: [UInt8] = []
         func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
@@ -56,6 +58,14 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
                 s.appendJSON(to: &out)
             }
             raw(#"]}"#)
+        case .region(let e):
+            out.reserveCapacity(400)
+            raw(#"{"body":"#)
+            e.appendJSON(to: &out)
+        case .nearest(let n):
+            out.reserveCapacity(360)
+            raw(#"{"body":"#)
+            n.appendJSON(to: &out)
         default:
             return nil
         }
@@ -176,5 +186,71 @@ extension BeaconIdentity: FastJSONDecodable {
         }
         guard ok, let uuid, let major, let minor, numberRange.contains(major), numberRange.contains(minor) else { return nil }
         return BeaconIdentity(uuid: uuid, major: major, minor: minor)
+    }
+}
+
+extension BeaconIdentity {
+    /// `{"major":…,"minor":…,"uuid":…}`, as JSONEncoder sorts it.
+    func appendJSON(to out: inout [UInt8]) {
+        func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        raw(#"{"major":"#)
+        JSONText.appendInteger(Int64(major), to: &out)
+        raw(#","minor":"#)
+        JSONText.appendInteger(Int64(minor), to: &out)
+        raw(#","uuid":"#)
+        JSONText.appendQuoted(uuid, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
+extension RegionEvent {
+    /// This event as JSONEncoder writes it with sorted keys (a nil refinement left out).
+    func appendJSON(to out: inout [UInt8]) {
+        func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        raw(#"{"date":""#)
+        date.appendRFC3339(to: &out)
+        raw(#"","deviceId":"#)
+        JSONText.appendQuoted(deviceId, to: &out)
+        raw(#","flags":["#)
+        for (index, flag) in flags.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: flag.rawValue.utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        raw(#"],"identifier":"#)
+        JSONText.appendQuoted(identifier, to: &out)
+        raw(#","monitor":"#)
+        JSONText.appendQuoted(monitor, to: &out)
+        if let refinement {
+            raw(#","refinement":"#)
+            refinement.appendJSON(to: &out)
+        }
+        raw(#","state":""#)
+        out.append(contentsOf: state.rawValue.utf8)
+        raw(#""}"#)
+    }
+}
+
+extension NearestBeacon {
+    /// This answer as JSONEncoder writes it with sorted keys (nil members left out).
+    func appendJSON(to out: inout [UInt8]) {
+        func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        out.append(UInt8(ascii: "{"))
+        if let beacon {
+            raw(#""beacon":"#)
+            beacon.appendJSON(to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        raw(#""date":""#)
+        date.appendRFC3339(to: &out)
+        raw(#"","deviceId":"#)
+        JSONText.appendQuoted(deviceId, to: &out)
+        if let proximity {
+            raw(#","proximity":""#)
+            out.append(contentsOf: proximity.rawValue.utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
     }
 }

@@ -55,6 +55,11 @@ public final class Outbox {
     private var unsent: [Event] = []
     private var unsentStart = 0
     private var backlog = false
+    /// Event ids: a random prefix per process and a counter. Unique without a UUID per event (on
+    /// Linux each `UUID()` reads the kernel's random source, and region-monitor writes one per
+    /// region event); an event sent again after a crash is the stored one, with its id.
+    private let idPrefix = String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-"
+    private var idCounter: UInt64 = 0
     /// Written in the open transaction; `marks` are where each open savepoint began.
     private var uncommitted: [Event] = []
     private var uncommittedLast: [String: UInt64] = [:]
@@ -95,7 +100,8 @@ public final class Outbox {
     public func appendEvent(_ type: EventType, topic: String, stream: String, body: EventBody) throws -> (envelope: Envelope, frame: Data) {
         precondition(db.inTransaction, "outbox events are written in the transaction of the change they announce")
         let seq = try lastSeq(stream) + 1
-        let envelope = Envelope(type: type, source: source, stream: stream, seq: seq, time: clock.now(), body: body)
+        idCounter += 1
+        let envelope = Envelope(type: type, id: idPrefix + String(idCounter, radix: 36), source: source, stream: stream, seq: seq, time: clock.now(), body: body)
         let frame = Wire.encode(envelope)
         try db.run("INSERT INTO outbox (stream, seq, topic, envelope, created_ms) VALUES (?, ?, ?, ?, ?)",
                    stream, seq, topic, frame, envelope.time.milliseconds)

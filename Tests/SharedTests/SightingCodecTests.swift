@@ -110,6 +110,35 @@ struct SightingCodecTests {
 }
 
 extension SightingCodecTests {
+    /// Region events and nearest answers in every shape their optional members allow.
+    static func regionSamples() -> [Envelope] {
+        let time = Timestamp(milliseconds: 1_700_000_000_123)
+        let beacon = BeaconIdentity(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 65535, minor: 0)
+        var envelopes: [Envelope] = []
+        for (i, device) in ["phone-1", "quote\"d", "back\\slash/and/slash", "emoji-\u{1F600}", "tab\tnew\nline"].enumerated() {
+            for state in ConditionState.allCases {
+                let flags = Array(EventFlag.allCases.prefix(i % (EventFlag.allCases.count + 1)))
+                let event = RegionEvent(monitor: "cafés", identifier: "macs-\(i)", deviceId: device, state: state, refinement: i % 2 == 0 ? beacon : nil,
+                                        flags: flags, date: time.adding(seconds: Double(i)))
+                envelopes.append(Envelope(type: .regionEvent, id: "r-\(i)", source: "region-monitor-s1", stream: "region", seq: UInt64(i * 3 + 1), time: time, body: .region(event)))
+            }
+            for (beacon, proximity) in [(beacon, Proximity.immediate), (nil, nil), (beacon, nil), (nil, Proximity.far)] as [(BeaconIdentity?, Proximity?)] {
+                envelopes.append(Envelope(type: .regionNearest, id: "n-\(i)", source: "region-monitor", stream: "region", seq: 7, time: time,
+                                          body: .nearest(NearestBeacon(deviceId: device, beacon: beacon, proximity: proximity, date: time))))
+            }
+        }
+        return envelopes
+    }
+
+    @Test("region events and nearest answers: the hand-written writer gives JSONEncoder's bytes")
+    func regionEncodeMatchesGeneric() throws {
+        for envelope in Self.regionSamples() {
+            let fast = try #require(envelope.fastEncoded())
+            #expect(fast == (try Self.generic(envelope)), "\(String(decoding: fast, as: UTF8.self))")
+            #expect(try Wire.decodeEnvelope(fast) == envelope)
+        }
+    }
+
     @Test("a batch of more sightings than one message may carry is refused by both routes, naming the bound")
     func batchBound() throws {
         let sighting = Sighting(deviceId: "d", beacon: BeaconIdentity(uuid: "U", major: 1, minor: 2), rssi: -60, measuredPower: -59, accuracy: 1.5, proximity: .near,

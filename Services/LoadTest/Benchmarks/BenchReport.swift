@@ -73,6 +73,12 @@ enum BenchReport {
             print(line)
         }
         for result in results {
+            if let micros = result.firstSeenMicrosPerDevice {
+                print("    region-monitor CPU per first-seen device, \(result.mode.rawValue) (first pass at 50,000 sightings/s, 4 sightings each, events and records written): "
+                      + "\(Bench.format(micros, 1)) µs at \(Bench.grouped(Double(result.trackedDevices))) devices; " + Benchmarks.verdict(micros, atMost: 20, unit: "µs"))
+            }
+        }
+        for result in results {
             if let bytes = result.regionBytesPerDevice {
                 print("    region-monitor resident memory, \(result.mode.rawValue): \(Bench.format(bytes)) B per tracked device, \(Bench.grouped(Double(result.trackedDevices))) of "
                       + "\(Bench.grouped(Double(devices))) devices tracked; " + Benchmarks.verdict(bytes, atMost: 350, unit: "B"))

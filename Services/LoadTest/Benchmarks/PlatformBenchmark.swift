@@ -36,6 +36,8 @@ final class PlatformBenchmark {
         var regionBytesPerDevice: Double?
         /// Devices region-monitor tracked when its memory was read (what the memory is divided by).
         var trackedDevices: Int
+        /// region-monitor's CPU per device over the first pass (each device first seen, 4 sightings).
+        var firstSeenMicrosPerDevice: Double?
         /// Platform CPU per sighting over the held steps.
         var cpuMicrosPerSighting: Double?
         /// Platform CPU per additional sighting between the lowest and the highest held step: the
@@ -145,8 +147,11 @@ final class PlatformBenchmark {
         let driver = try Driver(context: context, ingest: ingestEndpoint, busSub: xpub, catalog: catalog, ids: ids, gateway: gateway, observer: observer)
         defer { driver.close() }
         // One pass over every device so region-monitor tracks them all, then measure its memory.
+        // Its CPU over that pass, per device, is what a first-seen device costs (with its 4 sightings).
+        let regionCPUBefore = Bench.cpuSeconds(pid: regionPID)
         _ = try driver.drive(rate: 50_000, seconds: Double(devices * Driver.sightingsPerReport) / 50_000, freshPerSecond: 0)
         try waitConsumed(region, atLeast: driver.totalAccepted)
+        let populateCPU = Bench.cpuSeconds(pid: regionPID).flatMap { after in regionCPUBefore.map { after - $0 } }
         // region-monitor returns freed heap every 10 s: measure what it holds, not what it buffered.
         usleep(UInt32(settleSeconds * 1_000_000))
         let populated = Bench.residentBytes(pid: regionPID)
@@ -176,6 +181,7 @@ final class PlatformBenchmark {
         }
         return Result(mode: mode, steps: steps, sustained: sustained, latencyRate: latencyRate, latencies: latencies, devices: devices,
                       regionBytesPerDevice: populated.map { Double($0 - baseline) / Double(max(tracked, 1)) }, trackedDevices: tracked,
+                      firstSeenMicrosPerDevice: populateCPU.map { $0 / Double(max(tracked, 1)) * 1e6 },
                       cpuMicrosPerSighting: heldCPU.count == held.count && !held.isEmpty ? heldCPU.reduce(0, +) / Double(held.map(\.consumed).reduce(0, +)) : nil,
                       marginalCPUMicrosPerSighting: marginal)
     }
