@@ -61,6 +61,31 @@ struct RegionEngineTests {
         }
     }
 
+    @Test("a mass exit is spread over limited passes: each handles at most its limit, every exit comes once, dated when it fell due")
+    func limitedPasses() throws {
+        let engine = Self.engine()
+        for device in 0..<45 { _ = engine.sighting(Self.sighting(Self.macsSalad, device: "phone-\(device)", at: Double(device) / 100)) }
+        #expect(engine.tick(now: .at(29), limit: 20).events.isEmpty)
+        var exits: [RegionEvent] = []
+        var passes = 0
+        // Long after every timeout: the passes come late, the dates do not.
+        while engine.isBehind(now: .at(100)) {
+            let events = engine.tick(now: .at(100), limit: 20).events
+            #expect(events.count <= 20)
+            exits += events
+            passes += 1
+        }
+        #expect(passes == 3)
+        #expect(exits.count == 45)
+        #expect(Set(exits.map(\.deviceId)).count == 45)
+        for event in exits {
+            let device = try #require(Int(event.deviceId.dropFirst("phone-".count)))
+            #expect(event.state == .unsatisfied)
+            #expect(event.date == .at(Double(device) / 100 + Self.exitTimeout))
+        }
+        #expect(engine.tick(now: .at(100), limit: 20).events.isEmpty)
+    }
+
     @Test("exit: nothing before the timeout, one unsatisfied event at it, refinement cleared")
     func exitAfterTimeout() throws {
         let engine = Self.engine()

@@ -7,15 +7,22 @@ extension RegionEngine {
     /// becomes unsatisfied (refinement cleared, dated when the timeout ran out); a circle whose dwell time has passed inside
     /// becomes satisfied; stale beacons leave the nearest answer. Called by a timer, not by the
     /// next message. Output order is stable: by device id, then conditions in the order added.
-    public func tick(now: Timestamp) -> RegionEffects {
+    ///
+    /// At most `limit` devices are handled per call (the rest stay due, for the next call, see
+    /// `isBehind`), so a mass exit is spread over short passes instead of one that holds every
+    /// sighting behind it; each event is dated when it fell due, however late the pass.
+    public func tick(now: Timestamp, limit: Int = .max) -> RegionEffects {
         let at = now.milliseconds
         var changed: [(deviceId: String, events: [RegionEvent], nearest: NearestBeacon?)] = []
+        var handled = 0
         while let next = due.peek(), next.due <= at {
+            if handled >= limit { break }
             due.pop()
             let slot = next.slot
             // A purged (and maybe reused) slot, or an entry superseded by a later schedule.
             guard slot < devices.count, devices[slot].scheduled == next.due, devices[slot].generation == next.generation else { continue }
             devices[slot].scheduled = nil
+            handled += 1
             // Records sit in the order the device first met them; events go in the order added.
             var keyed: [(order: Int, event: RegionEvent)] = []
             for i in devices[slot].records.indices {
@@ -52,6 +59,12 @@ extension RegionEngine {
             if let nearest = entry.nearest { effects.nearest.append(nearest) }
         }
         return effects
+    }
+
+    /// Whether a device is due at `now`: a tick cut short by its limit left work.
+    public func isBehind(now: Timestamp) -> Bool {
+        guard let next = due.peek() else { return false }
+        return next.due <= now.milliseconds
     }
 
     /// Puts a device on the timer at its earliest deadline: a satisfied beacon record's exit, a
