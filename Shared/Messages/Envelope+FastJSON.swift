@@ -254,3 +254,51 @@ extension NearestBeacon {
         out.append(UInt8(ascii: "}"))
     }
 }
+
+/// Readers for what region-monitor reads back at start, one per tracked device: the last event of
+/// every record and every nearest answer (10⁶ of each took Foundation's decoder about 10 s).
+extension RegionEvent: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> RegionEvent? {
+        var monitor: String?, identifier: String?, deviceId: String?, state: ConditionState?, refinement: BeaconIdentity?, flags: [EventFlag]?, date: Timestamp?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "monitor": fill(&monitor, sc.string())
+            case "identifier": fill(&identifier, sc.string())
+            case "deviceId": fill(&deviceId, sc.string())
+            case "state": fill(&state, sc.string().flatMap(ConditionState.init(rawValue:)))
+            case "refinement": fill(&refinement, BeaconIdentity.read(from: &sc))
+            case "flags":
+                fill(&flags, { () -> [EventFlag]? in
+                    var list: [EventFlag] = []
+                    let read = sc.array { element in
+                        guard list.count < EventFlag.allCases.count * 4, let flag = element.string().flatMap(EventFlag.init(rawValue:)) else { return false }
+                        list.append(flag)
+                        return true
+                    }
+                    return read ? list : nil
+                }())
+            case "date": fill(&date, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            default: nil
+            }
+        }
+        guard ok, let monitor, let identifier, let deviceId, let state, let flags, let date else { return nil }
+        return RegionEvent(monitor: monitor, identifier: identifier, deviceId: deviceId, state: state, refinement: refinement, flags: flags, date: date)
+    }
+}
+
+extension NearestBeacon: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> NearestBeacon? {
+        var deviceId: String?, beacon: BeaconIdentity?, proximity: Proximity?, date: Timestamp?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "deviceId": fill(&deviceId, sc.string())
+            case "beacon": fill(&beacon, BeaconIdentity.read(from: &sc))
+            case "proximity": fill(&proximity, sc.string().flatMap(Proximity.init(rawValue:)))
+            case "date": fill(&date, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            default: nil
+            }
+        }
+        guard ok, let deviceId, let date else { return nil }
+        return NearestBeacon(deviceId: deviceId, beacon: beacon, proximity: proximity, date: date)
+    }
+}

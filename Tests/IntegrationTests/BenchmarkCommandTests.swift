@@ -29,7 +29,9 @@ struct BenchmarkCommandTests {
                        "(d) envelope JSON", "encode", "decode",
                        // Both modes, side by side.
                        "plain (no CURVE):", "deployed (CURVE on every socket", "% of raw CURVE direct", "% of raw CURVE two-hop", "deployed / plain zero-loss rate",
-                       "sighting → region event, plain", "sighting → region event, deployed", "platform CPU"] {
+                       "sighting → region event, plain", "sighting → region event, deployed", "platform CPU",
+                       // Issue 15's figures: the margin, a first-seen device, a restart, memory per tracked device.
+                       "at the margin, plain", "× raw two-hop", "CPU per first-seen device", "region-monitor restarted with", "devices tracked"] {
             #expect(text.contains(needle), "missing \"\(needle)\" in:\n\(text)")
         }
         // (a): one row per figure, with a plain column, a CURVE column and their ratio.

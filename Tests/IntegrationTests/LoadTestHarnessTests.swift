@@ -87,9 +87,16 @@ struct LoadTestHarnessTests {
         // While it ran: one progress line a second on stderr; at the end a table on stdout.
         #expect(stderr.components(separatedBy: "\n").filter { $0.hasPrefix("[") && $0.contains("sent") && $0.contains("p99") }.count >= 2)
         let table = run.table
-        for heading in ["sightings/s", "sighting → region event", "order → ready notification", "total lost: 0"] {
+        for heading in ["sightings/s", "sighting → region event", "order → ready notification", "total lost: 0", "targets (issue 15)"] {
             #expect(table.contains(heading), "the table has no \(heading)")
         }
+        // CPU per sighting from the processes' own rusage, the bus's included (its health endpoint was given).
+        let cpu = try #require(table.split(separator: "\n").first { $0.hasPrefix("pipeline CPU per sighting:") }, "\(table)")
+        #expect(cpu.contains("beacon-ingest") && cpu.contains("region-monitor") && cpu.contains("bus") && !cpu.contains("not measured"), "\(cpu)")
+        // Every target line says met, by how much it was missed, or why it was not judged.
+        let targets = table.components(separatedBy: "targets (issue 15)").last?.split(separator: "\n").filter { !$0.isEmpty } ?? []
+        #expect(targets.count >= 5, "\(table)")
+        #expect(targets.allSatisfy { $0.hasSuffix("met") || $0.contains("MISSED") || $0.contains("not judged") }, "\(targets)")
     }
 
     @Test("load-test run refuses bad settings with one line and status 2", arguments: [

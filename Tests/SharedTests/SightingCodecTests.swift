@@ -136,7 +136,23 @@ extension SightingCodecTests {
             let fast = try #require(envelope.fastEncoded())
             #expect(fast == (try Self.generic(envelope)), "\(String(decoding: fast, as: UTF8.self))")
             #expect(try Wire.decodeEnvelope(fast) == envelope)
+            // The bodies alone, as region-monitor reads them back at start: by the readers, as Foundation reads them.
+            switch envelope.body {
+            case .region(let event):
+                let json = Wire.encode(event)
+                #expect(RegionEvent.fastDecode(json) == event)
+                #expect(try JSONDecoder().decode(RegionEvent.self, from: json) == event)
+            case .nearest(let nearest):
+                let json = Wire.encode(nearest)
+                #expect(NearestBeacon.fastDecode(json) == nearest)
+                #expect(try JSONDecoder().decode(NearestBeacon.self, from: json) == nearest)
+            default:
+                Issue.record("not a region body")
+            }
         }
+        // A null refinement or an unknown flag is left to Foundation, which decides.
+        #expect(RegionEvent.fastDecode(Data(#"{"date":"2026-01-01T00:00:00.000Z","deviceId":"d","flags":[],"identifier":"i","monitor":"m","refinement":null,"state":"satisfied"}"#.utf8)) == nil)
+        #expect(RegionEvent.fastDecode(Data(#"{"date":"2026-01-01T00:00:00.000Z","deviceId":"d","flags":["teleported"],"identifier":"i","monitor":"m","state":"satisfied"}"#.utf8)) == nil)
     }
 
     @Test("a batch of more sightings than one message may carry is refused by both routes, naming the bound")

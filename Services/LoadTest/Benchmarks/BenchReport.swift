@@ -79,6 +79,14 @@ enum BenchReport {
             }
         }
         for result in results {
+            if let seconds = result.restartSeconds {
+                print("    region-monitor restarted with \(Bench.grouped(Double(result.restartTracked))) devices tracked, \(result.mode.rawValue): answered health after "
+                      + "\(Bench.format(seconds, 2)) s; " + Benchmarks.verdict(seconds, atMost: 5, unit: "s"))
+            } else {
+                print("    region-monitor restarted, \(result.mode.rawValue): no health answer within 60 s; target ≤ 5 s MISSED by 1100.0%")
+            }
+        }
+        for result in results {
             if let bytes = result.regionBytesPerDevice {
                 print("    region-monitor resident memory, \(result.mode.rawValue): \(Bench.format(bytes)) B per tracked device, \(Bench.grouped(Double(result.trackedDevices))) of "
                       + "\(Bench.grouped(Double(devices))) devices tracked; " + Benchmarks.verdict(bytes, atMost: 350, unit: "B"))

@@ -43,6 +43,10 @@ final class PlatformBenchmark {
         /// Platform CPU per additional sighting between the lowest and the highest held step: the
         /// cost at the margin, without what the processes spend at any rate (timers, heartbeats).
         var marginalCPUMicrosPerSighting: Double?
+        /// region-monitor stopped and started again with every device tracked: seconds from the
+        /// start to its first health answer, and the devices that answer says it tracks.
+        var restartSeconds: Double?
+        var restartTracked: Int
     }
 
     let catalog: CampusCatalog
@@ -118,8 +122,9 @@ final class PlatformBenchmark {
         try spawn(bin, "bus", ["--xsub", xsub, "--xpub", xpub, "--listen", "tcp://127.0.0.1:\(ports[2])"] + secured)
         try spawn(bin, "beacon-ingest", ["--listen", ingestEndpoint, "--bus-pub", xsub, "--bus-sub", xpub, "--data-dir", data, "--log-level", "warning",
                                          "--fix-endpoints", fixes] + secured)
-        try spawn(bin, "region-monitor", ["--listen", regionEndpoint, "--bus-pub", xsub, "--bus-sub", xpub, "--data-dir", data,
-                                          "--campus", campusPath, "--log-level", "warning", "--beacon-exit-seconds", "600", "--fix-listen", fixes] + secured)
+        let regionArguments = ["--listen", regionEndpoint, "--bus-pub", xsub, "--bus-sub", xpub, "--data-dir", data,
+                               "--campus", campusPath, "--log-level", "warning", "--beacon-exit-seconds", "600", "--fix-listen", fixes] + secured
+        try spawn(bin, "region-monitor", regionArguments)
         let context = try Context()
         let gateway = try security(keys, as: "bench-gateway"), observer = try security(keys, as: KeyFolder.defaultOperator)
         let ingest = try gateway.requestClient(context: context, peer: ingestEndpoint, defaultServer: "beacon-ingest", timeoutMilliseconds: 30_000)
@@ -173,6 +178,7 @@ final class PlatformBenchmark {
         let sustained = steps.filter(\.holds).map(\.target).max() ?? 0
         driver.reportsPerBatch = 25
         let latencies = try driver.drive(rate: latencyRate, seconds: stepSeconds, freshPerSecond: 200).latencies.sorted()
+        let restart = try restartRegion(bin: bin, arguments: regionArguments, client: region)
         let held = steps.filter(\.holds)
         let heldCPU = held.compactMap { step in step.cpuMicrosPerSighting.map { $0 * Double(step.consumed) } }
         var marginal: Double?
@@ -183,7 +189,26 @@ final class PlatformBenchmark {
                       regionBytesPerDevice: populated.map { Double($0 - baseline) / Double(max(tracked, 1)) }, trackedDevices: tracked,
                       firstSeenMicrosPerDevice: populateCPU.map { $0 / Double(max(tracked, 1)) * 1e6 },
                       cpuMicrosPerSighting: heldCPU.count == held.count && !held.isEmpty ? heldCPU.reduce(0, +) / Double(held.map(\.consumed).reduce(0, +)) : nil,
-                      marginalCPUMicrosPerSighting: marginal)
+                      marginalCPUMicrosPerSighting: marginal, restartSeconds: restart.seconds, restartTracked: restart.tracked)
+    }
+
+    /// Stops region-monitor (SIGTERM), starts it again on the same data and times it from the
+    /// start to its first health answer (nil when none came within 60 s).
+    private func restartRegion(bin: URL, arguments: [String], client: RequestClient) throws -> (seconds: Double?, tracked: Int) {
+        let old = processes[2]
+        kill(old.processIdentifier, SIGTERM)
+        old.waitUntilExit()
+        let started = Bench.now()
+        processes[2] = try Bench.spawn(bin, "region-monitor", arguments, logsIn: root)
+        client.reset()
+        while Bench.now() - started < 60 {
+            if let status = try? client.call(Op.health, Empty(), as: HealthStatus.self) {
+                return (Bench.now() - started, Int(status.details["devices.tracked"] ?? "") ?? 0)
+            }
+            client.reset()
+            usleep(20_000)
+        }
+        return (nil, 0)
     }
 
     private func consumed(_ region: RequestClient) throws -> Int {

@@ -81,14 +81,20 @@ final class RegionStore {
     func records() throws -> [StoredRecord] {
         try db.query("SELECT monitor, identifier, device_id, last_event, last_seen_ms FROM records").map { row in
             StoredRecord(monitor: row.string("monitor"), identifier: row.string("identifier"), deviceId: row.string("device_id"),
-                         lastEvent: try row.optionalString("last_event").map { try JSONDecoder().decode(RegionEvent.self, from: Data($0.utf8)) },
+                         lastEvent: try row.optionalString("last_event").map { try Self.decode(RegionEvent.self, $0) },
                          lastSeen: row.optionalInt64("last_seen_ms").map(Timestamp.init(milliseconds:)))
         }
     }
 
     /// Nearest beacons as last announced (a cleared one has no row).
     func nearestBeacons() throws -> [NearestBeacon] {
-        try db.query("SELECT value FROM nearest").map { try JSONDecoder().decode(NearestBeacon.self, from: Data($0.string("value").utf8)) }
+        try db.query("SELECT value FROM nearest").map { try Self.decode(NearestBeacon.self, $0.string("value")) }
+    }
+
+    /// Stored JSON by the hand-written reader (what a restart with 10⁶ devices reads twice per
+    /// device), Foundation's decoder when the reader gives up.
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+        try Wire.decode(T.self, from: Data(json.utf8), maxBytes: .max, tooLarge: .messageTooLarge, malformed: .messageMalformed)
     }
 
     /// Fixes by device, oldest first.
