@@ -13,7 +13,7 @@ struct BenchmarkCommandTests {
             .appendingPathComponent("deploy/campus.json").path
         let process = Process()
         process.executableURL = bin.appendingPathComponent("load-test")
-        process.arguments = ["bench", "--campus", campus, "--devices", "600", "--step-seconds", "1", "--rates", "2000",
+        process.arguments = ["bench", "--campus", campus, "--devices", "600", "--step-seconds", "1", "--rates", "1000,2000",
                              "--zmq-messages", "20000", "--settle-seconds", "0", "--latency-rate", "1000"]
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString.prefix(6)).out")
         FileManager.default.createFile(atPath: out.path, contents: nil)

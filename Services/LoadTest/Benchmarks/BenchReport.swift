@@ -63,7 +63,10 @@ enum BenchReport {
         let cpu = results.map { "\($0.mode.rawValue) \($0.cpuMicrosPerSighting.map { Bench.format($0, 2) } ?? "?") µs" }
         print("    platform CPU (bus + beacon-ingest + region-monitor) per sighting over the held steps: " + cpu.joined(separator: ", "))
         for result in results {
-            guard let marginal = result.marginalCPUMicrosPerSighting else { continue }
+            guard let marginal = result.marginalCPUMicrosPerSighting else {
+                print("    platform CPU per sighting at the margin, \(result.mode.rawValue): not measured (it needs two held steps)")
+                continue
+            }
             let rawCPU = raw[result.mode]?.twoHop.cpuMicrosPerMessage
             var line = "    platform CPU per sighting at the margin, \(result.mode.rawValue): \(Bench.format(marginal, 2)) µs"
             if result.mode == .plain { line += "; " + Benchmarks.verdict(marginal, atMost: 4, unit: "µs") }
