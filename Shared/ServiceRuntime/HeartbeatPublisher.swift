@@ -6,6 +6,8 @@ public final class HeartbeatPublisher {
     private let service: String
     private let replayEndpoint: String
     private let publisher: EventPublisher
+    /// The device shard this publisher serves (`s1`), announced so other shards' consumers skip it.
+    public var shard: String?
 
     public init(service: String, replayEndpoint: String, publisher: EventPublisher) {
         self.service = service
@@ -21,7 +23,7 @@ public final class HeartbeatPublisher {
     /// Publishes one heartbeat now.
     public func beat() throws {
         let outbox = publisher.outbox
-        let heartbeat = Heartbeat(service: service, streams: try outbox.lastSeqs(), replayEndpoint: replayEndpoint, epoch: outbox.epoch)
+        let heartbeat = Heartbeat(service: service, streams: try outbox.lastSeqs(), replayEndpoint: replayEndpoint, epoch: outbox.epoch, shard: shard)
         try publisher.publishBestEffort(.heartbeat, topic: Topic.heartbeat(source: outbox.source), stream: "heartbeat", .heartbeat(heartbeat))
     }
 }

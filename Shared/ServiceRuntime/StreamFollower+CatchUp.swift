@@ -24,13 +24,14 @@ extension StreamFollower {
         let now = Reactor.monotonic()
         for (stream, last) in heartbeat.streams where durableStreams.contains(stream) {
             let k = key(source, stream)
-            if last > cursor(source: source, stream: stream) {
+            if last > cursor(source: source, stream: stream), !Self.otherShard(heartbeat.shard, stream: stream, prefixes: prefixes) {
                 if behindSince[k] == nil { behindSince[k] = now }
             } else {
                 behindSince[k] = nil
             }
         }
         for (stream, last) in heartbeat.streams where durableStreams.contains(stream) && last > cursor(source: source, stream: stream) {
+            if Self.otherShard(heartbeat.shard, stream: stream, prefixes: prefixes) { continue }
             if db.inTransaction {
                 schedule(source: source, stream: stream, through: last)
             } else {
@@ -38,6 +39,18 @@ extension StreamFollower {
             }
         }
         retryCollisions(of: source)
+    }
+
+    /// Whether a publisher of `shard` publishes `stream` only on topics this consumer does not
+    /// subscribe to: every prefix of the stream names a shard (`device.s0.`), none this one. Its
+    /// events would only move a cursor, so it is not caught up on (nor counted as behind).
+    public static func otherShard(_ shard: String?, stream: String, prefixes: [String]) -> Bool {
+        guard let shard else { return false }
+        let parts = prefixes.map { $0.split(separator: ".", omittingEmptySubsequences: false) }.filter { $0.first.map(String.init) == stream }
+        guard !parts.isEmpty else { return false }
+        func namesShard(_ part: Substring) -> Bool { part.count > 1 && part.first == "s" && part.dropFirst().allSatisfy(\.isNumber) }
+        guard parts.allSatisfy({ $0.count > 1 && namesShard($0[1]) }) else { return false }
+        return !parts.contains { $0[1] == Substring(shard) }
     }
 
     /// Whether a catch-up waits for the open transaction to end.

@@ -66,6 +66,24 @@ struct ShardingTests {
         try wrongShard(platform, context)
         try regionEventsComeFromTheOwningShard(platform, context)
         try batch(platform, context)
+        try noCrossShardCatchUp(platform, context)
+    }
+
+    /// Each region-monitor shard follows its own beacon-ingest shard's device stream and never
+    /// catches up on the other's (issue 16): the heartbeat names its shard, whose topics this
+    /// consumer does not subscribe to.
+    func noCrossShardCatchUp(_ platform: ShardedPlatform, _ context: Context) throws {
+        // Heartbeats every second: two of them from each shard.
+        usleep(2_500_000)
+        for shard in 0..<Self.shards {
+            let other = (shard + 1) % Self.shards
+            let client = RequestClient(context: context, endpoint: platform.endpoint("region-monitor-s\(shard)"))
+            defer { client.close() }
+            let details = try client.call(Op.health, Empty(), as: HealthStatus.self).details
+            #expect(details["cursor.beacon-ingest-s\(shard)/device"] != nil, "\(details)")
+            #expect(details["cursor.beacon-ingest-s\(other)/device"] == nil, "region-monitor-s\(shard) follows shard \(other): \(details)")
+            #expect(details["reasons"] == nil, "\(details)")
+        }
     }
 
     /// A device sent to the other shard's beacon-ingest is refused with ingest.wrongShard; its own shard takes it.

@@ -265,3 +265,25 @@ func publisherStartedOver() throws {
     reopened.observe(Heartbeat(service: "order-service", streams: [:], replayEndpoint: "inproc://nobody", epoch: ""), source: "order-service")
     #expect(reopened.cursor(source: "order-service", stream: "order") == 0)
 }
+
+@Suite("Stream follower: shards")
+struct StreamFollowerShardTests {
+    @Test("a sharded publisher of another shard is skipped only when every prefix of the stream names a shard, and none its own")
+    func otherShard() {
+        let regionS0 = ["sighting.s0.", "device.s0."]
+        #expect(StreamFollower.otherShard("s1", stream: "device", prefixes: regionS0))
+        #expect(!StreamFollower.otherShard("s0", stream: "device", prefixes: regionS0))
+        // A publisher of every shard (no shard in its heartbeat) is followed.
+        #expect(!StreamFollower.otherShard(nil, stream: "device", prefixes: regionS0))
+        // Prefixes of the stream that are not shard topics: followed (order-service and region-monitor-s1's events).
+        #expect(!StreamFollower.otherShard("s1", stream: "region", prefixes: ["region.event.", "kitchen."]))
+        #expect(!StreamFollower.otherShard("s1", stream: "device", prefixes: ["device."]))
+        #expect(!StreamFollower.otherShard("s1", stream: "device", prefixes: ["device.s0.", "device."]))
+        // No prefix of the stream at all: nothing to decide here.
+        #expect(!StreamFollower.otherShard("s1", stream: "device", prefixes: ["sighting.s0."]))
+        // Not shard names: "sx", "s", "s1a".
+        #expect(!StreamFollower.otherShard("s1", stream: "device", prefixes: ["device.sx."]))
+        #expect(!StreamFollower.otherShard("s1", stream: "device", prefixes: ["device.s."]))
+        #expect(StreamFollower.otherShard("s1", stream: "device", prefixes: ["device.s0.", "device.s2."]))
+    }
+}

@@ -32,6 +32,8 @@ public final class IngestService {
     public func start() throws {
         try store.migrate()
         try fixes.connect(fixEndpoints)
+        // Its device stream travels on one shard's topics only: other shards' consumers skip it.
+        host.heartbeat.shard = ownership.ownedShard.map { "s\($0)" }
         // A phone reports only for the device its key belongs to (a report for another device
         // could withdraw that device's location authorization); a gateway reports for any.
         host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report, caller in

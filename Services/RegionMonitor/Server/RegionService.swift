@@ -47,6 +47,7 @@ public final class RegionService {
         try store.migrate()
         try restore()
         let suffix = settings.shardTag.isEmpty ? "" : "\(settings.shardTag)."
+        host.heartbeat.shard = settings.shardTag.isEmpty ? nil : settings.shardTag
         try host.subscribe(["sighting.\(suffix)", "device.\(suffix)"], durableStreams: ["device"]) { [unowned self] topic, envelope in
             try self.consume(envelope)
         }

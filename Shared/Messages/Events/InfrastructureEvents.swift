@@ -8,15 +8,20 @@ public struct Heartbeat: Codable, Sendable, Equatable {
     /// Random, fixed for the life of the publisher's outbox. A new epoch means the publisher
     /// started over from an empty database (seq 1 again): consumers reset their cursors for it.
     public var epoch: String
+    /// The device shard a sharded publisher serves (`s1`): its durable events travel only on that
+    /// shard's topics (`device.s1.`), so a consumer of another shard need not catch up on them.
+    /// Absent for a publisher of every shard, or of none.
+    public var shard: String?
 
-    public init(service: String, streams: [String: UInt64], replayEndpoint: String, epoch: String = "") {
+    public init(service: String, streams: [String: UInt64], replayEndpoint: String, epoch: String = "", shard: String? = nil) {
         self.service = service
         self.streams = streams
         self.replayEndpoint = replayEndpoint
         self.epoch = epoch
+        self.shard = shard
     }
 
-    enum CodingKeys: String, CodingKey { case service, streams, replayEndpoint, epoch }
+    enum CodingKeys: String, CodingKey { case service, streams, replayEndpoint, epoch, shard }
 
     /// `epoch` came after the first v1 heartbeats: absent means unknown (""), not malformed. Every
     /// stream's last seq lies within `Envelope.seqRange`.
@@ -26,6 +31,7 @@ public struct Heartbeat: Codable, Sendable, Equatable {
         streams = try c.decode([String: UInt64].self, forKey: .streams, in: Envelope.seqRange)
         replayEndpoint = try c.decode(String.self, forKey: .replayEndpoint)
         epoch = try c.decodeIfPresent(String.self, forKey: .epoch) ?? ""
+        shard = try c.decodeIfPresent(String.self, forKey: .shard)
     }
 }
 
