@@ -49,7 +49,10 @@ public final class ServiceHost {
         let outbox = try Outbox(db: db, source: instance, clock: clock)
         reactor = Reactor(shutdown: shutdown, logger: logger)
         reactor.stallWarningSeconds = Double(config.int("stall-warning-ms")) / 1000
-        context = try Context()
+        // Two I/O threads: connections this process makes (whose peer names libzmq resolves with a
+        // blocking lookup) on one, what it serves on the other, so a DNS server that does not
+        // answer cannot stop health and requests from being answered (see `Socket.connect`).
+        context = try Context(ioThreads: 2)
         // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
         security = try SocketSecurity.from(config, name: instance, serving: context, logger: logger)
         publisher = try EventPublisher(context: context, busEndpoint: config.string("bus-pub"), outbox: outbox, clock: clock, security: security, logger: logger)
@@ -186,6 +189,9 @@ public final class ServiceHost {
         security.close()
         db.close()
         logger.info("stopped")
+        // Everything is flushed, stored and closed. Terminating the context waits for its I/O
+        // threads, and one may sit in a name lookup for many seconds: exit within 2 s anyway.
+        ExitWatchdog.arm(seconds: 1.5)
     }
 
     /// glibc's `malloc_trim(0)`, looked up at run time (Swift's Glibc module does not export

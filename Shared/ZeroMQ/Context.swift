@@ -7,11 +7,15 @@ import CZeroMQ
 /// (`zmq_ctx_term` would otherwise block forever on an open socket).
 public final class Context: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
+    /// Background I/O threads. With two or more, a socket that binds is served by the last and
+    /// every socket that connects by the first (see `Socket.bind`, `Socket.connect`).
+    public let ioThreads: Int32
 
     /// Creates a context with `ioThreads` background I/O threads.
     public init(ioThreads: Int32 = 1) throws(ZeroMQError) {
         guard let handle = zmq_ctx_new() else { throw .last("zmq_ctx_new") }
         self.handle = handle
+        self.ioThreads = ioThreads
         if zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads) != 0 { throw .last("zmq_ctx_set ZMQ_IO_THREADS") }
         // Our frames carry JSON; do not let the context cap sockets below our own limits.
         _ = zmq_ctx_set(handle, ZMQ_MAX_SOCKETS, 4096)

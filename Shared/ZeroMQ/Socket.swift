@@ -30,15 +30,32 @@ public final class Socket {
     }
 
     /// Binds to an endpoint ("tcp://127.0.0.1:7401", "tcp://127.0.0.1:*", "inproc://x").
+    ///
+    /// With several I/O threads, what this socket accepts is served by the context's last one.
     public func bind(_ endpoint: String) throws(ZeroMQError) {
         let h = try live("zmq_bind \(endpoint)")
+        try pinToIOThread(context.ioThreads - 1)
         if zmq_bind(h, endpoint) != 0 { throw .last("zmq_bind \(endpoint)") }
     }
 
     /// Connects to an endpoint; libzmq connects (and reconnects) in the background.
+    ///
+    /// libzmq resolves a peer's name on the I/O thread that connects, with a blocking
+    /// `getaddrinfo`: a DNS server that does not answer holds that thread for seconds at every
+    /// reconnect. With several I/O threads every connecting socket uses the first, so what this
+    /// process serves (health above all) stays on another and keeps answering.
     public func connect(_ endpoint: String) throws(ZeroMQError) {
         let h = try live("zmq_connect \(endpoint)")
+        try pinToIOThread(0)
         if zmq_connect(h, endpoint) != 0 { throw .last("zmq_connect \(endpoint)") }
+    }
+
+    /// Sets `ZMQ_AFFINITY` to one I/O thread when the context has more than one (else leaves libzmq's choice).
+    private func pinToIOThread(_ index: Int32) throws(ZeroMQError) {
+        guard context.ioThreads > 1 else { return }
+        let h = try live("zmq_setsockopt ZMQ_AFFINITY")
+        var mask = UInt64(1) << UInt64(index)
+        if zmq_setsockopt(h, ZMQ_AFFINITY, &mask, MemoryLayout<UInt64>.size) != 0 { throw .last("zmq_setsockopt ZMQ_AFFINITY") }
     }
 
     /// Drops a connection made with `connect`.
