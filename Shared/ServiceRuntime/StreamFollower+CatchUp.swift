@@ -22,16 +22,17 @@ extension StreamFollower {
             clients[source] = nil
         }
         let now = Reactor.monotonic()
-        for (stream, last) in heartbeat.streams where durableStreams.contains(stream) {
+        // Another shard's streams are neither followed nor counted as behind.
+        let followed = heartbeat.streams.filter { durableStreams.contains($0.key) && !Self.otherShard(heartbeat.shard, stream: $0.key, prefixes: prefixes) }
+        for (stream, last) in followed {
             let k = key(source, stream)
-            if last > cursor(source: source, stream: stream), !Self.otherShard(heartbeat.shard, stream: stream, prefixes: prefixes) {
+            if last > cursor(source: source, stream: stream) {
                 if behindSince[k] == nil { behindSince[k] = now }
             } else {
                 behindSince[k] = nil
             }
         }
-        for (stream, last) in heartbeat.streams where durableStreams.contains(stream) && last > cursor(source: source, stream: stream) {
-            if Self.otherShard(heartbeat.shard, stream: stream, prefixes: prefixes) { continue }
+        for (stream, last) in followed where last > cursor(source: source, stream: stream) {
             if db.inTransaction {
                 schedule(source: source, stream: stream, through: last)
             } else {

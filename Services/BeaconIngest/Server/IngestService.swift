@@ -158,12 +158,11 @@ public final class IngestService {
             published += item.sightings.count + item.fixes.count
         }
         for (shard, sightings) in byShard.enumerated() where !sightings.isEmpty {
-            var start = 0
-            while start < sightings.count {
-                let end = min(start + SightingBatch.maxCount, sightings.count)
-                try host.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting",
-                                           .sightings(SightingBatch(sightings: Array(sightings[start..<end]))))
-                start = end
+            // Most requests fit one message: then the array goes as it is, not copied into chunks.
+            let chunks = sightings.count <= SightingBatch.maxCount ? [sightings]
+                : stride(from: 0, to: sightings.count, by: SightingBatch.maxCount).map { Array(sightings[$0..<min($0 + SightingBatch.maxCount, sightings.count)]) }
+            for chunk in chunks {
+                try host.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting", .sightings(SightingBatch(sightings: chunk)))
             }
         }
     }

@@ -82,7 +82,10 @@ extension RegionEngine {
             }
         }
         for heard in devices[slot].heard {
-            if heard.proximity.decidesPlace { earliest = min(earliest, heard.at + freshnessMilliseconds + 1) }
+            // Going stale for the nearest answer: a deadline a tick already passed (and updated the
+            // answer at) is not one to come back for, or the device would be due again every tick.
+            let stale = heard.at + freshnessMilliseconds + 1
+            if heard.proximity.decidesPlace, now.map({ stale > $0 }) ?? true { earliest = min(earliest, stale) }
             earliest = min(earliest, heard.at + heardMilliseconds)
         }
         guard earliest != Int64.max else {
