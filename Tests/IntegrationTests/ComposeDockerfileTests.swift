@@ -34,15 +34,32 @@ struct ComposeDockerfileTests {
         let command = builds[0]
         #expect(command.contains("-c release"))
         #expect(!command.contains("--product"), "one build of every product")
-        if !runtime.image.hasPrefix("swift:") {
-            // debian-slim carries no Swift runtime: the binaries must carry it.
-            #expect(command.contains("--static-swift-stdlib"))
-        }
+        // One shared Swift runtime in the image, not a static copy (with ICU data) in each binary.
+        #expect(!command.contains("--static-swift-stdlib"), "\(command)")
         // SwiftPM refuses a manifest whose target folders are missing, so the build copies each one.
         let copied = Set(build.all("COPY").flatMap { $0.split(separator: " ").dropLast().map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "./")) } })
         for folder in try DeployFiles.manifestFolders().union(["Package.swift"]) {
             #expect(copied.contains(folder), "the build stage does not COPY \(folder)")
         }
+    }
+
+    @Test("the runtime carries the Swift libraries the binaries load (ldd in the build stage), once, where the loader finds them")
+    func sharedSwiftRuntime() throws {
+        let buildName = try #require(build.name)
+        let staging = build.all("RUN").joined(separator: "\n")
+        #expect(staging.contains("ldd "), "the build stage must list the Swift libraries the binaries load")
+        #expect(staging.contains("swift-backtrace"), "the build stage must stage the backtracer")
+        let copies = runtime.all("COPY").filter { $0.hasPrefix("--from=\(buildName) ") }
+        let libraryCopy = try #require(copies.first { $0.contains("/staging/swift/") }, "no COPY of the staged Swift libraries: \(copies)")
+        let folder = try #require(libraryCopy.split(separator: " ").last.map(String.init))
+        let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        #expect(runtime.all("RUN").contains { $0.contains(trimmed) && $0.contains("ld.so.conf.d") && $0.contains("ldconfig") },
+                "\(trimmed) must be registered with the dynamic loader (its RUNPATH names the build image's toolchain)")
+        #expect(runtime.all("RUN").contains { $0.contains("ldd ") && $0.contains("not found") }, "the runtime stage checks every binary resolves its libraries")
+        // The backtracer SWIFT_BACKTRACE names is one the image copies.
+        let environment = runtime.all("ENV").joined(separator: " ")
+        let backtracer = try #require(environment.firstMatch(of: #/swift-backtrace=(\S+)/#).map { String($0.output.1) })
+        #expect(copies.contains { $0.hasSuffix(" \(backtracer)") }, "SWIFT_BACKTRACE names \(backtracer), which no COPY puts there")
     }
 
     @Test("the runtime installs libzmq5, libsqlite3-0 and tzdata and runs as a non-root user")
