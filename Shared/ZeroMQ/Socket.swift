@@ -44,11 +44,22 @@ public final class Socket {
     /// `getaddrinfo`: a DNS server that does not answer holds that thread for seconds at every
     /// reconnect. With several I/O threads every connecting socket uses the first, so what this
     /// process serves (health above all) stays on another and keeps answering.
+    ///
+    /// A TCP connection also gets ZMTP heartbeats (a ping every 30 s, dropped and redialled after
+    /// 90 s of silence) unless the caller set its own: a connection idle for hours (a request
+    /// socket at night) must not be cut silently by a stateful middlebox, such as Docker Swarm's
+    /// IPVS, which forgets idle connections after 900 s, and a peer whose host is gone is noticed.
     public func connect(_ endpoint: String) throws(ZeroMQError) {
         let h = try live("zmq_connect \(endpoint)")
         try pinToIOThread(0)
+        if endpoint.hasPrefix("tcp://"), try heartbeat.interval == 0 {
+            try setHeartbeat(intervalMilliseconds: Socket.tcpHeartbeatMilliseconds, timeoutMilliseconds: 3 * Socket.tcpHeartbeatMilliseconds)
+        }
         if zmq_connect(h, endpoint) != 0 { throw .last("zmq_connect \(endpoint)") }
     }
+
+    /// The ZMTP ping interval `connect` gives TCP connections that have none.
+    public static let tcpHeartbeatMilliseconds: Int32 = 30_000
 
     /// Sets `ZMQ_AFFINITY` to one I/O thread when the context has more than one (else leaves libzmq's choice).
     private func pinToIOThread(_ index: Int32) throws(ZeroMQError) {

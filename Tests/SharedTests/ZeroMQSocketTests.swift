@@ -184,6 +184,28 @@ struct ZeroMQSocketTests {
         #expect(try socket.sendHighWaterMark == messages)
     }
 
+    @Test("a TCP connect gets ZMTP heartbeats (30 s ping, 90 s timeout) unless set; inproc and a caller's own are left alone")
+    func tcpHeartbeatDefault() throws {
+        let context = try Context()
+        let tcp = try Socket(context, .dealer)
+        defer { tcp.close() }
+        #expect(try tcp.heartbeat.interval == 0)
+        try tcp.connect("tcp://127.0.0.1:1")
+        let heartbeat = try tcp.heartbeat
+        #expect(heartbeat.interval == 30_000 && heartbeat.timeout == 90_000, "\(heartbeat)")
+
+        let own = try Socket(context, .dealer)
+        defer { own.close() }
+        try own.setHeartbeat(intervalMilliseconds: 1_000, timeoutMilliseconds: 3_000)
+        try own.connect("tcp://127.0.0.1:1")
+        #expect(try own.heartbeat.interval == 1_000)
+
+        let inproc = try Socket(context, .dealer)
+        defer { inproc.close() }
+        try inproc.connect("inproc://nobody-\(getpid())")
+        #expect(try inproc.heartbeat.interval == 0)
+    }
+
     @Test("every other option the platform sets reads back as set, or (write-only in libzmq) shows in behaviour")
     func otherOptions() throws {
         let context = try Context()
