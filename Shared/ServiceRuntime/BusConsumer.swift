@@ -67,6 +67,7 @@ public final class BusConsumer {
     /// Drains the socket whenever it is readable, and forgets old event ids hourly.
     public func attach(to reactor: Reactor) {
         reactor.onReadable(socket) { [unowned self] in try self.drain() }
+        follower.shouldStop = { [unowned reactor] in reactor.isStopping }
         reactor.every(3600, name: "consumer.prune") { [unowned self] in try self.follower.pruneSeenEvents() }
     }
 

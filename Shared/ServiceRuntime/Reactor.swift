@@ -29,6 +29,10 @@ public final class Reactor {
         let action: () throws -> Void
     }
 
+    /// Whether shutdown was requested: long work inside one turn (a replay of many pages) checks
+    /// it and leaves the rest for after a restart.
+    public var isStopping: Bool { shutdown.isRequested }
+
     public init(shutdown: ShutdownSignal, logger: Logger, maxWaitMilliseconds: Int = 100) {
         self.shutdown = shutdown
         self.logger = logger

@@ -119,6 +119,7 @@ extension StreamFollower {
     public func catchUp(source: String, stream: String, through target: UInt64) {
         guard let endpoint = endpoints[source], let client = replayClient(source, stream: stream) else { return }
         while cursor(source: source, stream: stream) < target {
+            if shouldStop() { return }
             let from = cursor(source: source, stream: stream) + 1
             let reply: ReplayReply
             do {

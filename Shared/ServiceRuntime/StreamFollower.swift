@@ -54,6 +54,10 @@ public final class StreamFollower {
     public var replayKeys: (String) throws -> RequestClient.CurveClientKeys? = { _ in nil }
     /// Checks what a publisher's replay returns (the stream owner rule); nil applies it unchecked.
     public var origins: EventOrigins?
+    /// Whether the process is stopping: a catch-up checks it between replay pages, so SIGTERM
+    /// during the replay of a long backlog waits for one page (at most the 1 s replay timeout),
+    /// not for the whole backlog. The cursor keeps what was applied; the restarted process goes on.
+    public var shouldStop: () -> Bool = { false }
     let apply: (String, Envelope) throws -> Void
     let deadLetter: (String, Envelope?, Data, Error) -> Void
     let clock: any WallClock

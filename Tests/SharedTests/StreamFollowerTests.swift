@@ -234,6 +234,36 @@ struct StreamFollowerTests {
         #expect(harness.recorder.applied == (1...7).map { "order-service/order#\($0)" })
         #expect(server.requests >= 1)
     }
+
+    @Test("a catch-up stops between replay pages once the process is stopping, keeps what it applied, and goes on after")
+    func catchUpStopsBetweenPages() throws {
+        let harness = try FollowerHarness()
+        defer { harness.finish() }
+        let published = (1...1_200).map { ReplayedEvent(topic: orderTopic, envelope: orderEvent(UInt64($0))) }
+        let server = RouterServer { router in
+            router.on(Op.replay, ReplayRequest.self) { request in
+                let matching = published.filter { $0.envelope.seq >= request.fromSeq }
+                return ReplayReply(stream: request.stream, lastSeq: 1_200, events: Array(matching.prefix(request.limit ?? 500)))
+            }
+        }
+        let endpoint = try #require(server.start(context: harness.context, bind: Transport.inproc.bindEndpoint()))
+        defer { server.stopAndWait() }
+        let follower = try harness.follower(on: harness.db)
+        defer { follower.close() }
+
+        // SIGTERM arrives while the first page is applied.
+        follower.shouldStop = { server.requests >= 1 }
+        follower.observe(Heartbeat(service: "order-service", streams: ["order": 1_200], replayEndpoint: endpoint), source: "order-service")
+        #expect(server.requests == 1, "no page is asked for once stopping")
+        #expect(follower.cursor(source: "order-service", stream: "order") == 500)
+        #expect(try harness.effects().count == 500)
+
+        // After a restart (here: the flag cleared) the next heartbeat replays the rest, each once.
+        follower.shouldStop = { false }
+        follower.observe(Heartbeat(service: "order-service", streams: ["order": 1_200], replayEndpoint: endpoint), source: "order-service")
+        #expect(follower.cursor(source: "order-service", stream: "order") == 1_200)
+        #expect(try harness.effects() == Array(1...1_200))
+    }
 }
 
 @Test("a publisher that started over (new epoch, seq from 1) is followed again, not dropped as duplicates")
