@@ -343,6 +343,8 @@ else
   for service in "${services[@]}"; do echo "--- $service"; "$engine" logs --tail 15 "$(container "$service")" 2>&1; done
   abort "all ${#services[@]} services healthy within 240 s"
 fi
+tool_health() { "${C[@]}" --profile tools run --rm cafectl health >"$work/tool.log" 2>&1 || { tail -n 20 "$work/tool.log"; return 1; }; }
+check "the cafectl tool inside the network (profile tools) asks every service as operator" tool_health
 
 # -- 5. the scenario, from the host through the published ports --------------------------------------------
 
