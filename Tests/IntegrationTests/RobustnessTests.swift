@@ -82,6 +82,20 @@ struct RobustnessTests {
         #expect(platform.log(service).contains("\"msg\":\"stopped\""))
     }
 
+    @Test("SIGTERM stops a service within 2 s with status 0 while its bus is gone (killed, not restarted)", arguments: ["order-service", "region-monitor"])
+    func sigtermWithPeerGone(service: String) throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.start(busAnd: ["region-monitor", "order-service"])
+        platform.kill9("bus")
+        // Give it time to notice: its publisher and subscription now redial a port nobody listens on.
+        Thread.sleep(forTimeInterval: 0.5)
+        let stopped = try #require(platform.terminate(service), "\(service) still running 5 s after SIGTERM with the bus gone")
+        #expect(stopped.seconds < 2, "\(service) took \(stopped.seconds) s with the bus gone")
+        #expect(stopped.status == 0)
+        #expect(platform.log(service).contains("\"msg\":\"stopped\""))
+    }
+
     @Test("an unknown flag or a bad value exits 2 with one line", arguments: ["bus", "order-service", "region-monitor"])
     func badFlags(service: String) throws {
         let bin = try Platform.binaryDirectory()
