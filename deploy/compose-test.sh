@@ -60,7 +60,9 @@ pass() { passed=$((passed + 1)); say "PASS $1"; }
 fail() { failed=$((failed + 1)); failures+=("$1"); say "FAIL $1"; }
 # check NAME COMMAND...: one check, passed when COMMAND exits 0.
 check() { local name="$1"; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+# Only before anything started (no project, no health runner): nothing to tear down.
 skip() {
+  trap - EXIT INT TERM
   echo
   echo "################################################################################"
   echo "# CONTAINER TEST SKIPPED: $*"
@@ -243,6 +245,13 @@ if [ "$build" -eq 1 ] && [ "$engine" = podman ]; then
       podman image exists "swift:$swift_tag" || make_swift_base "$swift_tag" || abort "make swift:$swift_tag from the toolchain"
     fi
   fi
+fi
+
+# Can this engine start a container at all, on a bridge network? (No overlay file system, no
+# cgroups or no iptables in a sandbox: then nothing here can run, which is a skip, not a failure.)
+if [ "$engine" = podman ] && podman image exists debian:bookworm-slim; then
+  probe="$(podman run --rm debian:bookworm-slim true 2>&1)" \
+    || skip "podman cannot start a container on this machine: $(echo "$probe" | tail -n 1)"
 fi
 
 # -- 3. the image --------------------------------------------------------------------------------------
