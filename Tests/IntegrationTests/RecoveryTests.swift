@@ -133,8 +133,13 @@ struct RecoveryTests {
                 RangingReport(uuid: ScenarioTests.uuid, major: 2, minor: 1, rssi: -58, measuredPower: -59, timestamp: Timestamp(Date())),
             ]), as: IngestResult.self)
         }
-        try sight()
-        try watcher.waitFor("region.event.campus.") { if case .region(let e) = $0.envelope.body { e.deviceId == device && e.state == .satisfied } else { false } }
+        // Sightings are best effort: one published before region-monitor's subscription reached
+        // beacon-ingest through the bus is dropped at the publisher. A phone keeps ranging, so
+        // sight again until the arrival is announced.
+        _ = try eventually("the device's arrival", timeout: 20) {
+            try sight()
+            return try? watcher.waitFor("region.event.campus.", timeout: 1) { if case .region(let e) = $0.envelope.body { e.deviceId == device && e.state == .satisfied } else { false } }
+        }
         platform.kill9("region-monitor")
         try platform.start("region-monitor")
         try platform.waitHealthy("region-monitor")
