@@ -3,11 +3,16 @@ import Messages
 import ServiceRuntime
 import ZeroMQ
 
-/// `cafectl health [service...]`: asks each service and prints one JSON line per service;
-/// exits 1 when any does not answer ok.
+/// `cafectl health [service...] [--live true]`: asks each service and prints one JSON line per
+/// service; exits 1 when any does not answer ok. With `--live true` (a liveness probe) it exits 1
+/// only when one does not answer at all or refuses: "degraded" (its bus unreachable, its disk
+/// full) still counts as alive, because restarting a process does not bring its bus back. An
+/// orchestrator that replaces unhealthy tasks (Swarm, a Kubernetes liveness probe) uses this, so
+/// a bus down for half a minute does not restart every service.
 enum HealthCommand {
     static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
         let names = Array(args.words.dropFirst())
+        let live = try args.bool("live", default: false)
         try args.checkAllUsed()
         let selected = Endpoints.services.filter { names.isEmpty || names.contains($0.name) || names.contains($0.flag) }
         guard !selected.isEmpty else { throw UsageError("no service named \(names.joined(separator: ", "))") }
@@ -24,7 +29,7 @@ enum HealthCommand {
                 line["streams"] = status.streams
                 line["outboxPending"] = status.outboxPending
                 line["details"] = status.details
-                if status.status != "ok" { healthy = false }
+                if status.status != "ok" && !live { healthy = false }
             } catch let error as ServiceError where error.code == ErrorCode.forbidden.rawValue {
                 line["status"] = "refused"
                 line["error"] = "\(error.code): \(error.message)"

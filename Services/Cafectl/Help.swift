@@ -6,7 +6,8 @@ operator:
   cafectl tail <prefix>... [--pretty] [--count N] [--stream S] [--source X] [--since-seq N]
                                                      one JSON line per message ("" = every topic)
   cafectl publish <topic> <envelope-json>            send one raw message to the bus
-  cafectl health [service...]                        ask every service (or the named ones) for health
+  cafectl health [service...] [--live true]          ask every service (or the named ones) for health;
+                                                     --live true: exit 0 if each answers, degraded or not
   cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.flag).joined(separator: ", "))
 
 keys (deployed mode; DIR is the campus key folder every process reads):

@@ -96,6 +96,26 @@ struct RobustnessTests {
         #expect(platform.log(service).contains("\"msg\":\"stopped\""))
     }
 
+    @Test("with its bus gone a service is degraded: cafectl health exits 1, health --live true exits 0; a service that is gone fails both")
+    func liveness() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.start(busAnd: ["order-service"])
+        #expect(try platform.cafectl(["health", "order-service"]).status == 0)
+        platform.kill9("bus")
+        let degraded = try eventually("order-service reports its bus unreachable") {
+            let result = try platform.cafectl(["health", "order-service"])
+            return result.out.contains("\"degraded\"") ? result : nil
+        }
+        #expect(degraded.status == 1, "\(degraded.out)")
+        #expect(degraded.out.contains("bus.unreachable"), "\(degraded.out)")
+        let live = try platform.cafectl(["health", "order-service", "--live", "true"])
+        #expect(live.status == 0, "a degraded service is alive: \(live.out) \(live.err)")
+        platform.kill9("order-service")
+        let gone = try platform.cafectl(["health", "order-service", "--live", "true", "--timeout-ms", "500"])
+        #expect(gone.status == 1 && gone.out.contains("unreachable"), "\(gone.out)")
+    }
+
     @Test("an unknown flag or a bad value exits 2 with one line", arguments: ["bus", "order-service", "region-monitor"])
     func badFlags(service: String) throws {
         let bin = try Platform.binaryDirectory()
