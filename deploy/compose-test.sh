@@ -529,5 +529,18 @@ check "the stack: the chef bumps it" bump_all "$third"
 want="$third"
 check "the stack: the phone's inbox has the ready notification" eventually 20 inbox "${phone[@]}"
 
+# Liveness: with the bus stopped, order-service is degraded (strict health fails) but its
+# container's check (--live true) still passes, so Swarm would not restart it for nothing.
+if [ "$engine" = podman ]; then
+  "$engine" stop -t 2 "$(container bus)" >/dev/null 2>&1
+  degraded() { ! cc health order-service "${operator[@]}" && grep -q bus.unreachable "$out"; }
+  deadline=$((SECONDS + 20))
+  until degraded || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.5; done
+  check "the stack: with the bus stopped, order-service is degraded (bus.unreachable)" degraded
+  check "the stack: its container's health check (--live true) still passes" \
+    "$engine" healthcheck run "$(container order-service)"
+  "$engine" start "$(container bus)" >/dev/null 2>&1
+fi
+
 ran_to_end=1
 finish
