@@ -21,12 +21,17 @@
 #    kitchen's bumps, ready, the inbox.
 # 6. One container of each service killed with SIGKILL: each comes back healthy on its own, the
 #    order placed before the kills reaches ready afterwards, and nothing was lost or doubled.
-# 7. `down` then `up`: the named volumes keep every order and notification.
-# 8. Teardown (`down -v`), also on failure or Ctrl-C.
+# 7. SIGTERM to the bus, then to every service with the bus gone: each exits by itself (no
+#    SIGKILL after 2 s). Then `down` and `up`: the named volumes keep every order and notification.
+# 8. deploy/swarm-stack.yml: rendered by `docker stack config` where a docker client is, run with
+#    its own project until healthy with keys from /run/secrets, an order through to the inbox,
+#    and its liveness health check passing while the bus is stopped.
+# 9. Teardown (`down -v` of both projects), also on failure or Ctrl-C.
 #
 # It prints `N passed, M failed` and exits 1 when a check failed. When containers cannot run
-# here at all (not root, podman not installable, no toolchain to make the build base from, or
-# too little free disk) it says so in a banner and exits 77, which .ci/run reports and passes.
+# here at all (not root, podman not installable or unable to start a container, no toolchain to
+# make the build base from, or too little free disk) it says so in a banner and exits 77, which
+# .ci/run reports and passes.
 #
 # Options: --keep leaves the platform running (and the project folder) for a look afterwards;
 # --no-build reuses an existing campus-cafe:latest. CAFE_COMPOSE_STATE (default
