@@ -45,11 +45,12 @@ extension StreamFollower {
     /// Whether a publisher of `shard` publishes `stream` only on topics this consumer does not
     /// subscribe to: every prefix of the stream names a shard (`device.s0.`), none this one. Its
     /// events would only move a cursor, so it is not caught up on (nor counted as behind).
+    /// A `shard` that names no shard (not `s<digits>`) is ignored: the stream is followed.
     public static func otherShard(_ shard: String?, stream: String, prefixes: [String]) -> Bool {
-        guard let shard else { return false }
+        func namesShard(_ part: Substring) -> Bool { part.count > 1 && part.first == "s" && part.dropFirst().allSatisfy { $0.isASCII && $0.isNumber } }
+        guard let shard, namesShard(Substring(shard)) else { return false }
         let parts = prefixes.map { $0.split(separator: ".", omittingEmptySubsequences: false) }.filter { $0.first.map(String.init) == stream }
         guard !parts.isEmpty else { return false }
-        func namesShard(_ part: Substring) -> Bool { part.count > 1 && part.first == "s" && part.dropFirst().allSatisfy(\.isNumber) }
         guard parts.allSatisfy({ $0.count > 1 && namesShard($0[1]) }) else { return false }
         return !parts.contains { $0[1] == Substring(shard) }
     }

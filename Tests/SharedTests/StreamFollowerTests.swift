@@ -305,6 +305,10 @@ struct StreamFollowerShardTests {
         #expect(!StreamFollower.otherShard("s0", stream: "device", prefixes: regionS0))
         // A publisher of every shard (no shard in its heartbeat) is followed.
         #expect(!StreamFollower.otherShard(nil, stream: "device", prefixes: regionS0))
+        // A shard value that names no shard is ignored, not taken as "another shard".
+        for garbage in ["", "x", "s", "sx", "1", "s１"] {
+            #expect(!StreamFollower.otherShard(garbage, stream: "device", prefixes: regionS0), "\(garbage)")
+        }
         // Prefixes of the stream that are not shard topics: followed (order-service and region-monitor-s1's events).
         #expect(!StreamFollower.otherShard("s1", stream: "region", prefixes: ["region.event.", "kitchen."]))
         #expect(!StreamFollower.otherShard("s1", stream: "device", prefixes: ["device."]))
