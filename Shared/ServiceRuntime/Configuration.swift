@@ -70,17 +70,37 @@ public struct Configuration: Sendable {
         self.sources = sources
     }
 
-    /// The string value of a key declared in the specs.
-    public func string(_ name: String) -> String {
-        guard let value = values[name] else { preconditionFailure("configuration key \(name) was not declared") }
-        return value
+    /// The value of a declared option. Options are read only this way, never by name.
+    public subscript<Value>(_ option: Option<Value>) -> Value { option.value(of: text(option.name)) }
+
+    /// The option was given (by flag or environment), not left at its default.
+    public func isSet<Value>(_ option: Option<Value>) -> Bool { sources[option.name].map { $0 != "default" } ?? false }
+
+    /// Every value that did not come from its default, with where it came from (`"9 (flag)"`),
+    /// keyed by option name: what a startup log line shows.
+    public var changedValues: [String: String] {
+        var changed: [String: String] = [:]
+        for (name, source) in sources where source != "default" { changed[name] = "\(text(name)) (\(source))" }
+        return changed
     }
 
-    public func int(_ name: String) -> Int { Int(string(name)) ?? 0 }
-    public func double(_ name: String) -> Double { Double(string(name)) ?? 0 }
-    public func bool(_ name: String) -> Bool { ["true", "1", "yes"].contains(string(name).lowercased()) }
-    /// The items of an `.endpointList` (or any comma-separated) key.
-    public func list(_ name: String) -> [String] { OptionSpec.list(string(name)) }
+    // Reads by name, left while the programs move to `Option`s; removed when none is left.
+    @available(*, deprecated, message: "declare an Option and read config[option]")
+    public func string(_ name: String) -> String { text(name) }
+    @available(*, deprecated, message: "declare an Option and read config[option]")
+    public func int(_ name: String) -> Int { Int(text(name)) ?? 0 }
+    @available(*, deprecated, message: "declare an Option and read config[option]")
+    public func double(_ name: String) -> Double { Double(text(name)) ?? 0 }
+    @available(*, deprecated, message: "declare an Option and read config[option]")
+    public func bool(_ name: String) -> Bool { OptionSpec.isTrue(text(name)) }
+    @available(*, deprecated, message: "declare an Option and read config[option]")
+    public func list(_ name: String) -> [String] { OptionSpec.list(text(name)) }
+
+    /// The checked text of a declared option.
+    private func text(_ name: String) -> String {
+        guard let value = values[name] else { preconditionFailure("option --\(name) was read but not declared in the specs") }
+        return value
+    }
 
     /// The `--help` text: every key with its environment variable and default.
     public static func helpText(program: String, summary: String, specs: [OptionSpec], usage: String? = nil) -> String {

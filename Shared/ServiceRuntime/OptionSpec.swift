@@ -133,6 +133,9 @@ public struct OptionSpec: Sendable {
         return ["tcp://", "ipc://", "inproc://"].contains { endpoint.hasPrefix($0) } && endpoint.count > 7
     }
 
+    /// A `.flag` value that means true (`true`, `1`, `yes`, any case).
+    static func isTrue(_ value: String) -> Bool { ["true", "1", "yes"].contains(value.lowercased()) }
+
     /// The items of a comma-separated value, trimmed, empty ones dropped.
     static func list(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -58,22 +58,28 @@ public final class SocketSecurity {
         return SocketSecurity(mode: .deployed, name: name, identity: identity, registry: registry, zap: zap, allowNonLoopback: true, logger: logger)
     }
 
+    /// `--security`: plain or deployed.
+    public static let modeOption = Option<Mode>.choice("security", default: .plain,
+                                                      help: "plain: no CURVE, loopback only (development); deployed: CURVE on every socket, callers known by their keys")
+    /// `--keys`: the key folder in deployed mode.
+    public static let keysOption = Option<String>("keys", .path, default: "",
+                                                  help: "deployed mode: the key folder (registry and this process's <instance>.key; cafectl keys init makes it)")
+    /// `--insecure-plain`: plain mode off loopback.
+    public static let insecurePlainOption = Option.flag("insecure-plain", default: false,
+                                                        help: "plain mode: allow binding off loopback (warns every minute; never on a campus network)")
+
     /// The options every process that uses the mode reads.
-    public static let specs: [OptionSpec] = [
-        OptionSpec("security", .choice(Mode.allCases.map(\.rawValue)), default: Mode.plain.rawValue,
-                   help: "plain: no CURVE, loopback only (development); deployed: CURVE on every socket, callers known by their keys"),
-        OptionSpec("keys", .path, default: "", help: "deployed mode: the key folder (registry and this process's <instance>.key; cafectl keys init makes it)"),
-        OptionSpec("insecure-plain", .flag, default: "false", help: "plain mode: allow binding off loopback (warns every minute; never on a campus network)"),
-    ]
+    public static var specs: [OptionSpec] { [modeOption.spec, keysOption.spec, insecurePlainOption.spec] }
 
     /// The mode `config` asks for (which must include `specs`), as principal `name`.
     public static func from(_ config: Configuration, name: String, serving context: Context?, logger: Logger) throws -> SocketSecurity {
-        switch Mode(rawValue: config.string("security")) ?? .plain {
+        switch config[modeOption] {
         case .plain:
-            return plain(allowNonLoopback: config.bool("insecure-plain"), logger: logger)
+            return plain(allowNonLoopback: config[insecurePlainOption], logger: logger)
         case .deployed:
-            guard !config.string("keys").isEmpty else { throw SecurityError("deployed mode needs --keys <folder> (cafectl keys init <folder> makes one)") }
-            return try deployed(folder: KeyFolder(config.string("keys")), as: name, serving: context, logger: logger)
+            let keys = config[keysOption]
+            guard !keys.isEmpty else { throw SecurityError("deployed mode needs --keys <folder> (cafectl keys init <folder> makes one)") }
+            return try deployed(folder: KeyFolder(keys), as: name, serving: context, logger: logger)
         }
     }
 
