@@ -16,6 +16,10 @@ public struct Option<Value: Sendable>: Sendable {
     /// The flag's name (`--name`).
     public var name: String { spec.name }
 
+    /// The value it has when neither its flag nor its environment variable is given: a settings
+    /// type's property starts from it, so the default is written once, here.
+    public var defaultValue: Value { convert(spec.defaultValue) }
+
     /// The value of `text`, which the spec's kind has already accepted.
     func value(of text: String) -> Value { convert(text) }
 }
