@@ -10,23 +10,9 @@ import SQLite
 /// written; the table is read only at start (what a crash left unsent) and for replay. A crash
 /// after commit and before sending loses nothing (the restarted outbox sends it); a crash after
 /// sending and before the published position was stored sends it again (consumers dedupe by
-/// stream and seq). The table doubles as the replay log that consumers catch up from.
+/// stream and seq). The table doubles as the replay log that consumers catch up from; its SQL
+/// is `OutboxStore`'s.
 public final class Outbox {
-    public static let migrations = [
-        Migration(1, """
-            CREATE TABLE outbox (
-                stream TEXT NOT NULL,
-                seq INTEGER NOT NULL,
-                topic TEXT NOT NULL,
-                envelope BLOB NOT NULL,
-                created_ms INTEGER NOT NULL,
-                PRIMARY KEY (stream, seq)
-            ) WITHOUT ROWID;
-            CREATE TABLE outbox_published (stream TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-            """),
-        Migration(2, "CREATE TABLE outbox_epoch (epoch TEXT NOT NULL);"),
-    ]
-
     /// One event as it was written: its stream position, topic and encoded envelope.
     public struct Event: Sendable {
         public let stream: String
@@ -40,6 +26,7 @@ public final class Outbox {
     static let memoryLimit = 50_000
 
     private let db: Database
+    private let store: OutboxStore
     /// This publisher's instance name, the envelope's `source`.
     public let source: String
     private let clock: any WallClock
@@ -69,22 +56,18 @@ public final class Outbox {
         self.db = db
         self.source = source
         self.clock = clock
-        try db.migrate("outbox", Self.migrations)
-        if let stored = try db.query("SELECT epoch FROM outbox_epoch").first?.string("epoch") {
+        store = OutboxStore(db: db)
+        try store.migrate()
+        if let stored = try store.epoch() {
             epoch = stored
         } else {
             epoch = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            try db.run("INSERT INTO outbox_epoch (epoch) VALUES (?)", epoch)
+            try store.storeEpoch(epoch)
         }
-        for row in try db.query("SELECT stream, seq FROM outbox_published") {
-            published[row.string("stream")] = UInt64(row.int64("seq"))
-        }
+        published = try store.publishedPositions()
         storedPublished = published
-        // Once at start: each stream's last seq through the primary key, and what a crash left unsent.
-        for row in try db.query("SELECT DISTINCT stream FROM outbox") {
-            let stream = row.string("stream")
-            committed[stream] = UInt64(try db.query("SELECT MAX(seq) AS seq FROM outbox WHERE stream = ?", stream).first?.int64("seq") ?? 0)
-        }
+        // Once at start: each stream's last seq, and what a crash left unsent.
+        committed = try store.lastSeqs()
         backlog = committed.contains { $0.value > (published[$0.key] ?? 0) }
         db.addTransactionObserver(self)
     }
@@ -103,9 +86,9 @@ public final class Outbox {
         idCounter += 1
         let envelope = Envelope(type: type, id: idPrefix + String(idCounter, radix: 36), source: source, stream: stream, seq: seq, time: clock.now(), body: body)
         let frame = Wire.encode(envelope)
-        try db.run("INSERT INTO outbox (stream, seq, topic, envelope, created_ms) VALUES (?, ?, ?, ?, ?)",
-                   stream, seq, topic, frame, envelope.time.milliseconds)
-        uncommitted.append(Event(stream: stream, seq: seq, topic: topic, frame: frame))
+        let event = Event(stream: stream, seq: seq, topic: topic, frame: frame)
+        try store.insert(event, createdAt: envelope.time)
+        uncommitted.append(event)
         uncommittedLast[stream] = seq
         return (envelope, frame)
     }
@@ -156,10 +139,9 @@ public final class Outbox {
         var remaining = batch
         for (stream, last) in committed.sorted(by: { $0.key < $1.key }) where last > (published[stream] ?? 0) && remaining > 0 {
             let from = (published[stream] ?? 0) + 1
-            let rows = try db.query("SELECT seq, topic, envelope FROM outbox WHERE stream = ? AND seq >= ? ORDER BY seq LIMIT ?", stream, from, remaining)
-            for row in rows {
-                try send(row.string("topic"), row.data("envelope"))
-                published[stream] = UInt64(row.int64("seq"))
+            for event in try store.events(of: stream, from: from, limit: remaining) {
+                try send(event.topic, event.envelope)
+                published[stream] = event.seq
                 remaining -= 1
             }
         }
@@ -179,7 +161,7 @@ public final class Outbox {
         guard !changed.isEmpty else { return }
         try db.transaction {
             for (stream, seq) in changed {
-                try db.run("INSERT INTO outbox_published (stream, seq) VALUES (?, ?) ON CONFLICT(stream) DO UPDATE SET seq = excluded.seq", stream, seq)
+                try store.storePublished(stream, seq)
             }
         }
         storedPublished.merge(changed) { _, new in new }
@@ -187,8 +169,7 @@ public final class Outbox {
 
     /// Up to `limit` events of `stream` from `fromSeq` on, as published: (seq, topic, envelope JSON).
     public func replay(stream: String, fromSeq: UInt64, limit: Int) throws -> [(seq: UInt64, topic: String, envelope: Data)] {
-        try db.query("SELECT seq, topic, envelope FROM outbox WHERE stream = ? AND seq >= ? ORDER BY seq LIMIT ?", stream, max(fromSeq, 1), limit)
-            .map { (UInt64($0.int64("seq")), $0.string("topic"), $0.data("envelope")) }
+        try store.events(of: stream, from: max(fromSeq, 1), limit: limit)
     }
 
     /// Deletes published events older than `before`, keeping the newest of each stream so
@@ -196,7 +177,7 @@ public final class Outbox {
     public func prune(before: Timestamp) throws {
         try db.transaction {
             for (stream, sent) in published {
-                try db.run("DELETE FROM outbox WHERE stream = ? AND seq < ? AND created_ms < ?", stream, sent, before.milliseconds)
+                try store.deleteEvents(of: stream, below: sent, writtenBefore: before)
             }
         }
     }

@@ -1,0 +1,83 @@
+import Foundation
+import Messages
+import SQLite
+
+/// The outbox's SQL, all of it: the event log (which doubles as the replay log), how far each
+/// stream was published, and the epoch. Each statement is one fixed text, so the database's
+/// statement cache prepares it once and every append reuses it.
+struct OutboxStore {
+    /// The schema of the `outbox` component (its table names and versions are what existing
+    /// data folders hold: never renumbered).
+    static let migrations = [
+        Migration(1, """
+            CREATE TABLE outbox (
+                stream TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                topic TEXT NOT NULL,
+                envelope BLOB NOT NULL,
+                created_ms INTEGER NOT NULL,
+                PRIMARY KEY (stream, seq)
+            ) WITHOUT ROWID;
+            CREATE TABLE outbox_published (stream TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+            """),
+        Migration(2, "CREATE TABLE outbox_epoch (epoch TEXT NOT NULL);"),
+    ]
+
+    let db: Database
+
+    /// Brings the outbox's tables up to date.
+    func migrate() throws {
+        try db.migrate("outbox", Self.migrations)
+    }
+
+    /// The epoch chosen when this database was created; nil before it was.
+    func epoch() throws -> String? {
+        try db.query("SELECT epoch FROM outbox_epoch").first?.string("epoch")
+    }
+
+    /// Stores the epoch (once, when the database is new).
+    func storeEpoch(_ epoch: String) throws {
+        try db.run("INSERT INTO outbox_epoch (epoch) VALUES (?)", epoch)
+    }
+
+    /// How far each stream was published, as last stored.
+    func publishedPositions() throws -> [String: UInt64] {
+        var published: [String: UInt64] = [:]
+        for row in try db.query("SELECT stream, seq FROM outbox_published") {
+            published[row.string("stream")] = UInt64(row.int64("seq"))
+        }
+        return published
+    }
+
+    /// Each stream's last written seq, found through the primary key (read once, at start).
+    func lastSeqs() throws -> [String: UInt64] {
+        var last: [String: UInt64] = [:]
+        for row in try db.query("SELECT DISTINCT stream FROM outbox") {
+            let stream = row.string("stream")
+            last[stream] = UInt64(try db.query("SELECT MAX(seq) AS seq FROM outbox WHERE stream = ?", stream).first?.int64("seq") ?? 0)
+        }
+        return last
+    }
+
+    /// Writes one event, in the caller's transaction.
+    func insert(_ event: Outbox.Event, createdAt: Timestamp) throws {
+        try db.run("INSERT INTO outbox (stream, seq, topic, envelope, created_ms) VALUES (?, ?, ?, ?, ?)",
+                   event.stream, event.seq, event.topic, event.frame, createdAt.milliseconds)
+    }
+
+    /// Up to `limit` events of `stream` from `fromSeq` on, in seq order.
+    func events(of stream: String, from fromSeq: UInt64, limit: Int) throws -> [(seq: UInt64, topic: String, envelope: Data)] {
+        try db.query("SELECT seq, topic, envelope FROM outbox WHERE stream = ? AND seq >= ? ORDER BY seq LIMIT ?", stream, fromSeq, limit)
+            .map { (UInt64($0.int64("seq")), $0.string("topic"), $0.data("envelope")) }
+    }
+
+    /// Stores how far `stream` was published.
+    func storePublished(_ stream: String, _ seq: UInt64) throws {
+        try db.run("INSERT INTO outbox_published (stream, seq) VALUES (?, ?) ON CONFLICT(stream) DO UPDATE SET seq = excluded.seq", stream, seq)
+    }
+
+    /// Deletes the events of `stream` below `seq` written before `before`.
+    func deleteEvents(of stream: String, below seq: UInt64, writtenBefore before: Timestamp) throws {
+        try db.run("DELETE FROM outbox WHERE stream = ? AND seq < ? AND created_ms < ?", stream, seq, before.milliseconds)
+    }
+}
