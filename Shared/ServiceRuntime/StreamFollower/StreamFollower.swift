@@ -66,9 +66,11 @@ public final class StreamFollower {
     public var storageFailure: SQLiteError? { applier.storageFailure }
     /// Best-effort events (sightings) that never arrived, per source: gaps in their numbering.
     public var shed: [String: UInt64] { shedCounter.shed }
-    /// Counters for health.
+    /// Events applied (for health).
     public var appliedCount: Int { applier.appliedCount }
+    /// Events not applied because they were applied before (a passed seq, or an id seen before).
     public var duplicateCount: Int { applier.duplicateCount }
+    /// Events applied from a publisher's replay (catching up).
     public var replayedCount: Int { catchUps.replayedCount }
     /// Events skipped because their id was applied before (under another seq).
     public var seenAgainCount: Int { applier.seenAgainCount }
