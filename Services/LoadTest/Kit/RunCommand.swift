@@ -4,7 +4,7 @@ import ServiceRuntime
 import ZeroMQ
 
 /// `load-test run`: the open-loop, constant-rate generator (see `LoadRunner`).
-enum RunCommand {
+public enum RunCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("rate", .rate(.positive), default: "1000", help: "target sightings per second; sighting i is due at start + i / rate, whatever the replies do"),
         OptionSpec.seconds("duration", default: 10, help: "seconds of measured load"),
@@ -30,7 +30,8 @@ enum RunCommand {
     ] + LoadSecurity.specs
     static let summary = "open-loop constant-rate load: sightings, region events and orders, with latency percentiles and loss"
 
-    static func main(arguments: [String]) -> Int32 {
+    /// Runs `load-test run` with `arguments` (after the command word); the exit status.
+    public static func main(arguments: [String]) -> Int32 {
         let config = subcommandConfiguration(program: "load-test run", summary: summary, specs: specs, arguments: arguments, usage: "load-test run [options]")
         let settings = RunSettings(
             rate: config.double("rate"), duration: config.double("duration"), warmup: config.double("warmup"), devices: config.int("devices"),

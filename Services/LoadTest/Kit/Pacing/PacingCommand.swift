@@ -3,7 +3,7 @@ import ServiceRuntime
 
 /// `load-test pacing`: food-ready versus customer-arrival, with the kitchen paced by the
 /// customer's approach and without, over the same walks in the same run.
-enum PacingCommand {
+public enum PacingCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("customers", .integer, default: "40", help: "customers per café (each has a twin with the same order and walk at the other café)"),
         OptionSpec("seed", .integer, default: "1", help: "the seed of the orders, walks, speeds and arrival times"),
@@ -13,7 +13,8 @@ enum PacingCommand {
     ]
     static let summary = "food ready versus customer arrival, kitchen paced by approach and not, same walks, one run"
 
-    static func main(arguments: [String]) -> Int32 {
+    /// Runs `load-test pacing` with `arguments` (after the command word); the exit status.
+    public static func main(arguments: [String]) -> Int32 {
         let config = subcommandConfiguration(program: "load-test pacing", summary: summary, specs: specs, arguments: arguments, usage: "load-test pacing [options]")
         var scale = config.bool("quick") ? PacingPlan.Scale.quick : PacingPlan.Scale()
         if !config.bool("quick") || arguments.contains(where: { $0.hasPrefix("--customers") }) { scale.customers = max(1, config.int("customers")) }

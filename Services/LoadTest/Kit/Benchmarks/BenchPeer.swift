@@ -24,10 +24,11 @@ import CZeroMQ
 ///         its CPU count, "stop" answers the CPU seconds since the mark and ends it.
 ///
 /// With `--keys` the sockets are CURVE, secured exactly as the platform's sockets are.
-enum BenchPeer {
+public enum BenchPeer {
     static let usage = "usage: load-test bench-peer sub <endpoint> | pub <endpoint> <messages> <topic bytes> <payload bytes> | proxy | rep [--keys DIR --as NAME --server NAME]"
 
-    static func run(arguments: [String]) -> Int32 {
+    /// Runs one peer process with `arguments` (after `bench-peer`); the exit status.
+    public static func run(arguments: [String]) -> Int32 {
         do {
             let tokens = try CommandLineTokens(arguments) { _ in .value }
             let flags = Dictionary(tokens.flags.map { ($0.name, $0.value) }) { $1 }

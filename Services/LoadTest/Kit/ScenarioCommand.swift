@@ -5,8 +5,9 @@ import ZeroMQ
 
 /// `load-test scenario` (also `load-test` with no subcommand): drives the Caffè Macs scenario
 /// once and prints how long each step took.
-enum ScenarioCommand {
-    static let specs: [OptionSpec] = [
+public enum ScenarioCommand {
+    /// Its options, in `--help` order.
+    public static let specs: [OptionSpec] = [
         OptionSpec("ingest", .endpoint, default: "tcp://127.0.0.1:7410", help: "beacon-ingest request endpoint"),
         OptionSpec("orders", .endpoint, default: "tcp://127.0.0.1:7430", help: "order-service request endpoint"),
         OptionSpec("kitchen", .endpoint, default: "tcp://127.0.0.1:7440", help: "kitchen-display request endpoint"),
@@ -16,9 +17,11 @@ enum ScenarioCommand {
         OptionSpec.seconds("timeout", default: 10, help: "seconds to wait for each effect on the bus"),
         OptionSpec("json", .path, default: "", help: "also write the measurements to this JSON file"),
     ] + LoadSecurity.specs
-    static let summary = "drive the Caffè Macs scenario once and time each step"
+    /// The line `--help` starts with.
+    public static let summary = "drive the Caffè Macs scenario once and time each step"
 
-    static func main(arguments: [String]) -> Int32 {
+    /// Runs `load-test scenario` with `arguments` (after the command word, if any); the exit status.
+    public static func main(arguments: [String]) -> Int32 {
         let config = subcommandConfiguration(program: "load-test scenario", summary: summary, specs: specs, arguments: arguments,
                                              usage: "load-test [scenario] [options]")
         let security = LoadSecurity.from(config)

@@ -7,7 +7,7 @@ import ServiceRuntime
 /// machine: (a) raw libzmq, (b) the platform's sighting path (and as a ratio of (a)), each in
 /// plain and deployed (CURVE) mode side by side, (c) region-monitor's evaluation, (d) envelope
 /// JSON. Each target is printed with how far the figure is from it.
-enum Benchmarks {
+public enum Benchmarks {
     static let specs: [OptionSpec] = [
         OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the benchmarked services load"),
         OptionSpec.count("devices", 1...10_000_000, default: 100_000, help: "phones the sighting path and the engine track"),
@@ -21,7 +21,8 @@ enum Benchmarks {
     ]
     static let summary = "benchmarks against raw libzmq: (a) libzmq, (b) the sighting path, (c) the region engine, (d) envelope JSON"
 
-    static func run(arguments: [String]) -> Int32 {
+    /// Runs `load-test bench` with `arguments` (after the command word); the exit status.
+    public static func run(arguments: [String]) -> Int32 {
         let config = subcommandConfiguration(program: "load-test bench", summary: summary, specs: specs, arguments: arguments, usage: "load-test bench [options]")
         let campusPath = config.string("campus")
         let devices = config.int("devices")
