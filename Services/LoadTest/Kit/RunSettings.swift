@@ -1,3 +1,5 @@
+import ServiceRuntime
+
 /// `load-test run`'s settings, read from the command line.
 struct RunSettings {
     var rate: Double
@@ -20,4 +22,16 @@ struct RunSettings {
     var beaconExitSeconds: Double
     var dwell: Double
     var seed: UInt64
+}
+
+extension RunSettings {
+    /// The settings `config` holds (read against `RunOptions.specs`).
+    init(_ config: Configuration) {
+        self.init(
+            rate: config[RunOptions.rate], duration: config[RunOptions.duration], warmup: config[RunOptions.warmup], devices: config[RunOptions.devices],
+            batch: config[RunOptions.batch], orderRate: config[RunOptions.orderRate], ingest: config[RunOptions.ingest], region: config[RunOptions.region],
+            orders: config[EndpointOptions.orders], kitchen: config[EndpointOptions.kitchen], notify: config[EndpointOptions.notify],
+            busSub: config[EndpointOptions.busSub], bus: config[RunOptions.bus], timeout: config[RunOptions.timeout], retrySeconds: config[RunOptions.retrySeconds],
+            beaconExitSeconds: config[RunOptions.beaconExitSeconds], dwell: config[RunOptions.dwell], seed: UInt64(truncatingIfNeeded: config[RunOptions.seed]))
+    }
 }
