@@ -77,6 +77,7 @@ let package = Package(
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "SQLite"],
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
+        .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime"], path: "Tests/LoadTestKitTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]

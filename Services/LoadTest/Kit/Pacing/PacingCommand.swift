@@ -15,13 +15,18 @@ public enum PacingCommand {
     static var specs: [OptionSpec] { [customers.spec, seed.spec, approachRadius.spec, quick.spec, json.spec] }
     static let summary = "food ready versus customer arrival, kitchen paced by approach and not, same walks, one run"
 
-    /// Runs `load-test pacing` with `arguments` (after the command word); the exit status.
-    public static func main(arguments: [String]) -> Int32 {
-        let config = subcommandConfiguration(program: "load-test pacing", summary: summary, specs: specs, arguments: arguments, usage: "load-test pacing [options]")
+    /// The sizes `config` asks for: `--quick` shrinks every size, but keeps a `--customers` that was given.
+    static func scale(_ config: Configuration) -> PacingPlan.Scale {
         var scale = config[quick] ? PacingPlan.Scale.quick : PacingPlan.Scale()
         if !config[quick] || config.isSet(customers) { scale.customers = max(1, config[customers]) }
         if !config[quick] { scale.approachRadius = min(3000, max(100, config[approachRadius])) }
-        let plan = PacingPlan(scale: scale, seed: UInt64(max(0, config[seed])))
+        return scale
+    }
+
+    /// Runs `load-test pacing` with `arguments` (after the command word); the exit status.
+    public static func main(arguments: [String]) -> Int32 {
+        let config = subcommandConfiguration(program: "load-test pacing", summary: summary, specs: specs, arguments: arguments, usage: "load-test pacing [options]")
+        let plan = PacingPlan(scale: scale(config), seed: UInt64(max(0, config[seed])))
         let run = PacingRun(plan: plan)
         defer { run.stop() }
         do {
