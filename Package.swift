@@ -55,8 +55,10 @@ let package = Package(
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
-        .executableTarget(name: "load-test", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
-                          path: "Services/LoadTest"),
+        // load-test's drivers, reports and commands, a library its tests import; the executable only dispatches.
+        .target(name: "LoadTestKit", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
+                path: "Services/LoadTest/Kit"),
+        .executableTarget(name: "load-test", dependencies: ["LoadTestKit", "ServiceRuntime"], path: "Services/LoadTest/Main"),
         // Test helpers every test target shares (a clock in the test's hand, refusal codes); never shipped.
         .target(name: "TestSupport", dependencies: ["Messages"], path: "Tests/Support"),
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
@@ -75,7 +77,8 @@ let package = Package(
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "SQLite"],
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "ServiceRuntime", "Campus"], path: "Tests/IntegrationTests"),
+        .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime"], path: "Tests/LoadTestKitTests"),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import LoadTestKit
 import ServiceRuntime
 import Testing
 
@@ -27,7 +28,7 @@ struct LoadTestDeployedTests {
         ])
         let stderr = run.finish()
         try #require(run.process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
-        let report = try JSONDecoder().decode(LoadTestHarnessTests.Report.self, from: Data(contentsOf: run.json))
+        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: run.json))
         #expect(report.sightings.accepted == report.sightings.sent && report.sightings.sent > 0)
         #expect(report.regionEvents.seen == report.regionEvents.expected && report.regionEvents.expected > 0)
         let orders = (try JSONSerialization.jsonObject(with: Data(contentsOf: run.json)) as? [String: Any])?["orders"] ?? [:]
@@ -61,8 +62,7 @@ struct LoadTestDeployedTests {
 
         let result = try scenario(as: "operator")
         try #require(result.status == 0, "\(result.err)")
-        struct Measurement: Decodable { let step: String; let milliseconds: Double }
-        let measured = try JSONDecoder().decode([Measurement].self, from: Data(contentsOf: json))
+        let measured = try JSONDecoder().decode([ScenarioDriver.Measurement].self, from: Data(contentsOf: json))
         #expect(measured.contains { $0.step == "sighting → region event" && $0.milliseconds > 0 })
         #expect(measured.contains { $0.step == "order placed → ready notification" && $0.milliseconds > 0 })
         let left = try leftovers(keys)

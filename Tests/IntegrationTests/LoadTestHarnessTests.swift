@@ -1,4 +1,5 @@
 import Foundation
+import LoadTestKit
 import Testing
 
 /// `load-test run` against the real platform: a short open-loop run at a modest rate must reach
@@ -6,53 +7,6 @@ import Testing
 /// Only counts are asserted, never times.
 @Suite(.serialized)
 struct LoadTestHarnessTests {
-    /// The figures of the run's JSON report the test reads.
-    struct Report: Decodable {
-        struct Sightings: Decodable {
-            var target: Double
-            var sent: Int
-            var accepted: Int
-            var acceptedPerSecond: Double
-            var achievedRatio: Double
-        }
-
-        struct Latency: Decodable {
-            var count: Int
-            var p50: Double
-            var p99: Double
-            var max: Double
-        }
-
-        struct RegionEvents: Decodable {
-            var expected: Int
-            var seen: Int
-            var lost: Int
-            var unexpected: Int
-            var latencyMs: Latency
-        }
-
-        struct Orders: Decodable {
-            var started: Int
-            var notified: Int
-            var failed: Int
-            var lost: Int
-            var latencyMs: Latency
-        }
-
-        struct Bus: Decodable {
-            var measured: Bool
-            var publishedBestEffort: Int
-            var consumedByRegionMonitor: Int
-            var shed: Int
-        }
-
-        var sightings: Sightings
-        var regionEvents: RegionEvents
-        var orders: Orders
-        var bus: Bus
-        var lost: Int
-    }
-
     @Test("load-test run holds 2000 sightings/s with 200 phones and 2 orders/s for 3 s, and loses nothing")
     func shortRun() throws {
         let platform = try Platform()
@@ -66,7 +20,7 @@ struct LoadTestHarnessTests {
         let stderr = run.finish()
         try #require(run.process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
 
-        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: run.json))
+        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: run.json))
         #expect(report.sightings.target == 2000)
         #expect(abs(report.sightings.achievedRatio - 1) <= 0.1, "achieved \(report.sightings.acceptedPerSecond)/s of \(report.sightings.target)/s")
         #expect(report.sightings.accepted == report.sightings.sent)

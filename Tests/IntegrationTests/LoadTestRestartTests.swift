@@ -1,4 +1,5 @@
 import Foundation
+import LoadTestKit
 import Testing
 
 /// `load-test run` while services are killed with SIGKILL and started again: its published and
@@ -7,35 +8,6 @@ import Testing
 /// same idempotency key, so every order still ends in its notification.
 @Suite(.serialized)
 struct LoadTestRestartTests {
-    struct Report: Decodable {
-        struct Sightings: Decodable {
-            var sent: Int
-            var accepted: Int
-        }
-
-        struct Orders: Decodable {
-            var started: Int
-            var placed: Int
-            var notified: Int
-            var failed: Int
-            var lost: Int
-            var resent: Int
-            var resentByOp: [String: Int]
-        }
-
-        struct Bus: Decodable {
-            var measured: Bool
-            var publishedBestEffort: Int
-            var consumedByRegionMonitor: Int
-            var shed: Int
-            var restarts: [String: Int]
-        }
-
-        var sightings: Sightings
-        var orders: Orders
-        var bus: Bus
-    }
-
     @Test("beacon-ingest and order-service killed -9 and restarted mid-run: counts go on across the restart, order requests are sent again and every order is notified")
     func killedMidRun() throws {
         let platform = try Platform()
@@ -63,7 +35,7 @@ struct LoadTestRestartTests {
         let stderr = run.finish()
         try #require(run.process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
 
-        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: run.json))
+        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: run.json))
         #expect(report.bus.measured)
         #expect(report.bus.restarts["beacon-ingest"] == 1, "\(report.bus)")
         #expect(report.bus.restarts["region-monitor"] == 0, "\(report.bus)")

@@ -1,4 +1,5 @@
 import Foundation
+import LoadTestKit
 import Messages
 import ServiceRuntime
 import Testing
@@ -36,8 +37,7 @@ struct OperatorToolTests {
         try load.run()
         load.waitUntilExit()
         #expect(load.terminationStatus == 0)
-        struct Measurement: Decodable { let step: String; let milliseconds: Double }
-        let measured = try JSONDecoder().decode([Measurement].self, from: Data(contentsOf: json))
+        let measured = try JSONDecoder().decode([ScenarioDriver.Measurement].self, from: Data(contentsOf: json))
         #expect(measured.contains { $0.step == "sighting → region event" && $0.milliseconds > 0 })
         #expect(measured.contains { $0.step == "order placed → ready notification" && $0.milliseconds > 0 })
 

@@ -7,37 +7,40 @@ import ServiceRuntime
 /// machine: (a) raw libzmq, (b) the platform's sighting path (and as a ratio of (a)), each in
 /// plain and deployed (CURVE) mode side by side, (c) region-monitor's evaluation, (d) envelope
 /// JSON. Each target is printed with how far the figure is from it.
-enum Benchmarks {
-    static let specs: [OptionSpec] = [
-        OptionSpec("campus", .path, default: "deploy/campus.json", help: "the campus catalog the benchmarked services load"),
-        OptionSpec.count("devices", 1...10_000_000, default: 100_000, help: "phones the sighting path and the engine track"),
-        OptionSpec.seconds("step-seconds", default: 4, help: "seconds each rate of (b) is held"),
-        OptionSpec("rates", .rateList(.positive), default: "25000,50000,75000,100000,125000,150000,200000", help: "the rates (b) steps through"),
-        OptionSpec("only", .string, default: "a,b,c,d", help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope JSON"),
-        OptionSpec.count("zmq-messages", 1_000...100_000_000, default: 2_000_000, help: "messages in each of (a)'s PUB→SUB runs"),
-        OptionSpec.seconds("settle-seconds", .nonNegative, default: 11, help: "seconds (b) waits for exits to fire before measuring memory"),
-        OptionSpec("latency-rate", .rate(.positive), default: "50000", help: "the rate of (b)'s latency step"),
-        OptionSpec("modes", .string, default: "plain,deployed", help: "security modes (a) and (b) run in, side by side: plain, deployed (CURVE), or both"),
-    ]
+public enum Benchmarks {
+    static let campus = Option<String>("campus", .path, default: "deploy/campus.json", help: "the campus catalog the benchmarked services load")
+    static let devices = Option.count("devices", 1...10_000_000, default: 100_000, help: "phones the sighting path and the engine track")
+    static let stepSeconds = Option.seconds("step-seconds", default: 4, help: "seconds each rate of (b) is held")
+    static let rates = Option.rates("rates", default: [25000, 50000, 75000, 100000, 125000, 150000, 200000], help: "the rates (b) steps through")
+    static let only = Option.list("only", default: ["a", "b", "c", "d"], help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope JSON")
+    static let zmqMessages = Option.count("zmq-messages", 1_000...100_000_000, default: 2_000_000, help: "messages in each of (a)'s PUB→SUB runs")
+    static let settleSeconds = Option.seconds("settle-seconds", .nonNegative, default: 11, help: "seconds (b) waits for exits to fire before measuring memory")
+    static let latencyRate = Option.rate("latency-rate", default: 50000, help: "the rate of (b)'s latency step")
+    static let modes = Option.list("modes", default: ["plain", "deployed"], help: "security modes (a) and (b) run in, side by side: plain, deployed (CURVE), or both")
+    /// Its options, in `--help` order.
+    static var specs: [OptionSpec] {
+        [campus.spec, devices.spec, stepSeconds.spec, rates.spec, only.spec, zmqMessages.spec, settleSeconds.spec, latencyRate.spec, modes.spec]
+    }
     static let summary = "benchmarks against raw libzmq: (a) libzmq, (b) the sighting path, (c) the region engine, (d) envelope JSON"
 
-    static func run(arguments: [String]) -> Int32 {
+    /// Runs `load-test bench` with `arguments` (after the command word); the exit status.
+    public static func run(arguments: [String]) -> Int32 {
         let config = subcommandConfiguration(program: "load-test bench", summary: summary, specs: specs, arguments: arguments, usage: "load-test bench [options]")
-        let campusPath = config.string("campus")
-        let devices = config.int("devices")
-        let stepSeconds = config.double("step-seconds")
-        let rates = config.list("rates").compactMap { Double($0) }
-        let zmqMessages = config.int("zmq-messages")
-        let settle = config.double("settle-seconds")
-        let latencyRate = config.double("latency-rate")
-        let only = Set(config.list("only"))
+        let campusPath = config[Self.campus]
+        let devices = config[Self.devices]
+        let stepSeconds = config[Self.stepSeconds]
+        let rates = config[Self.rates]
+        let zmqMessages = config[Self.zmqMessages]
+        let settle = config[Self.settleSeconds]
+        let latencyRate = config[Self.latencyRate]
+        let only = Set(config[Self.only])
         guard let catalog = try? CampusCatalog.load(path: campusPath) else {
             FileHandle.standardError.write(Data("load-test bench: cannot read the campus catalog \(campusPath)\n".utf8))
             return 2
         }
-        let modeNames = config.list("modes").flatMap { $0 == "both" ? ["plain", "deployed"] : [$0] }
+        let modeNames = config[Self.modes].flatMap { $0 == "both" ? ["plain", "deployed"] : [$0] }
         let modes = modeNames.compactMap { SocketSecurity.Mode(rawValue: $0) }
-        guard !modes.isEmpty, modes.count == modeNames.count else { usageFailure("load-test bench: --modes takes plain, deployed or both, not \(config.string("modes"))") }
+        guard !modes.isEmpty, modes.count == modeNames.count else { usageFailure("load-test bench: --modes takes plain, deployed or both, not \(config[Self.modes].joined(separator: ","))") }
         let sample = Wire.encode(CodecBenchmark.sampleSighting(0))
         let topic = Data(Topic.sighting(shard: 0).utf8)
         print("Campus Café benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date()); modes: \(modes.map(\.rawValue).joined(separator: ", "))")

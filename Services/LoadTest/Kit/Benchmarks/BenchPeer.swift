@@ -24,32 +24,38 @@ import CZeroMQ
 ///         its CPU count, "stop" answers the CPU seconds since the mark and ends it.
 ///
 /// With `--keys` the sockets are CURVE, secured exactly as the platform's sockets are.
-enum BenchPeer {
+public enum BenchPeer {
+    // Flags only from the command line: the orchestrator passes each one, and a CAFE_KEYS meant
+    // for the platform must not turn a plain peer into a CURVE one.
+    static let keys = Option<String>("keys", .path, default: "", help: "the key folder: with --as, the sockets are CURVE")
+    static let principal = Option<String>("as", default: "", help: "the principal this end acts as")
+    static let server = Option<String>("server", default: "", help: "the principal of the server a connecting end dials")
     static let usage = "usage: load-test bench-peer sub <endpoint> | pub <endpoint> <messages> <topic bytes> <payload bytes> | proxy | rep [--keys DIR --as NAME --server NAME]"
 
-    static func run(arguments: [String]) -> Int32 {
+    /// Runs one peer process with `arguments` (after `bench-peer`); the exit status.
+    public static func run(arguments: [String]) -> Int32 {
         do {
-            let tokens = try CommandLineTokens(arguments) { _ in .value }
-            let flags = Dictionary(tokens.flags.map { ($0.name, $0.value) }) { $1 }
-            guard let role = tokens.words.first else { usageFailure(usage) }
+            let config = try Configuration(program: "load-test bench-peer", specs: [keys.spec, principal.spec, server.spec], arguments: arguments,
+                                           environment: [:], allowPositional: true)
+            guard let role = config.positional.first else { usageFailure(usage) }
             let context = try Context(ioThreads: 1)
             let logger = Logger(service: "load-test", instance: "bench-peer", minimum: .warning)
-            let serving = role == "rep" || role == "proxy" || tokens.words.dropFirst().first == "bind"
-            let security: SocketSecurity = if let keys = flags["keys"], let name = flags["as"] {
-                try .deployed(folder: KeyFolder(keys), as: name, serving: serving ? context : nil, logger: logger)
+            let words = config.positional
+            let serving = role == "rep" || role == "proxy" || words.dropFirst().first == "bind"
+            let security: SocketSecurity = if !config[keys].isEmpty, !config[principal].isEmpty {
+                try .deployed(folder: KeyFolder(config[keys]), as: config[principal], serving: serving ? context : nil, logger: logger)
             } else {
                 .plain(logger: logger)
             }
             defer { security.close() }
-            let words = tokens.words
             switch role {
             case "sub" where words.count == 2:
-                try subscribe(context: context, endpoint: words[1], security: security, server: flags["server"] ?? "")
+                try subscribe(context: context, endpoint: words[1], security: security, server: config[server])
             case "pub" where words.count == 5:
                 guard let messages = Int(words[2]), let topicBytes = Int(words[3]), let payloadBytes = Int(words[4]),
                       messages > 0, (1...256).contains(topicBytes), (0...65_536).contains(payloadBytes) else { usageFailure(usage) }
                 try publish(context: context, endpoint: words[1], messages: messages, topic: Data(repeating: UInt8(ascii: "s"), count: topicBytes),
-                            payload: Data(repeating: UInt8(ascii: "x"), count: payloadBytes), security: security, server: flags["server"] ?? "")
+                            payload: Data(repeating: UInt8(ascii: "x"), count: payloadBytes), security: security, server: config[server])
             case "proxy":
                 try proxy(context: context, security: security)
             case "rep":

@@ -2,17 +2,17 @@ import Foundation
 import Metrics
 
 /// A latency distribution in milliseconds, from a `Histogram` of microseconds.
-struct LatencySummary: Codable {
-    var count: UInt64
-    var min: Double
-    var mean: Double
-    var p50: Double
-    var p90: Double
-    var p99: Double
-    var p999: Double
-    var max: Double
+public struct LatencySummary: Codable, Sendable {
+    public var count: UInt64
+    public var min: Double
+    public var mean: Double
+    public var p50: Double
+    public var p90: Double
+    public var p99: Double
+    public var p999: Double
+    public var max: Double
     /// Values above the histogram's range (one hour): counted, reported as `max`.
-    var overflow: UInt64
+    public var overflow: UInt64
 
     init(_ h: Histogram) {
         func ms(_ microseconds: UInt64) -> Double { (Double(microseconds) / 1000 * 1000).rounded() / 1000 }
@@ -29,105 +29,110 @@ struct LatencySummary: Codable {
 }
 
 /// What `load-test run` measured: written as JSON with `--json` and printed as a table.
-struct RunReport: Codable {
-    struct Settings: Codable {
-        var runId: String
-        var rate: Double
-        var duration: Double
-        var warmup: Double
-        var devices: Int
-        var batch: Int
-        var orderRate: Double
-        var ingestShards: Int
-        var beaconExitSeconds: Double
-        var timeout: Double
-        var retrySeconds: Double
-        var seed: UInt64
+public struct RunReport: Codable, Sendable {
+    /// What the run was asked to do, and its id.
+    public struct Settings: Codable, Sendable {
+        public var runId: String
+        public var rate: Double
+        public var duration: Double
+        public var warmup: Double
+        public var devices: Int
+        public var batch: Int
+        public var orderRate: Double
+        public var ingestShards: Int
+        public var beaconExitSeconds: Double
+        public var timeout: Double
+        public var retrySeconds: Double
+        public var seed: UInt64
     }
 
-    struct Sightings: Codable {
+    /// The sightings sent on the schedule and what beacon-ingest answered.
+    public struct Sightings: Codable, Sendable {
         /// Target sightings per second.
-        var target: Double
+        public var target: Double
         /// Sightings in the measured window's schedule, sent, accepted, refused (sent minus accepted among answered batches), unanswered.
-        var scheduled: Int
-        var sent: Int
-        var accepted: Int
-        var refused: Int
-        var unanswered: Int
+        public var scheduled: Int
+        public var sent: Int
+        public var accepted: Int
+        public var refused: Int
+        public var unanswered: Int
         /// Sent per second, from the window's start to the last send.
-        var sentPerSecond: Double
+        public var sentPerSecond: Double
         /// Accepted per second, from the window's start to the last accepting reply.
-        var acceptedPerSecond: Double
+        public var acceptedPerSecond: Double
         /// acceptedPerSecond / target.
-        var achievedRatio: Double
-        var batches: Int
-        var batchErrors: [String: Int]
-        var refusals: [String: Int]
+        public var achievedRatio: Double
+        public var batches: Int
+        public var batchErrors: [String: Int]
+        public var refusals: [String: Int]
         /// How late the sender was at worst against the schedule.
-        var maxSendLagMs: Double
-        var sendStalls: Int
-        var batchRoundTripMs: LatencySummary
+        public var maxSendLagMs: Double
+        public var sendStalls: Int
+        public var batchRoundTripMs: LatencySummary
     }
 
-    struct RegionEvents: Codable {
+    /// The region events the sightings must cause, seen on the bus or lost.
+    public struct RegionEvents: Codable, Sendable {
         /// Arrivals that must each produce `region.event` satisfied.
-        var expected: Int
-        var seen: Int
-        var lost: Int
+        public var expected: Int
+        public var seen: Int
+        public var lost: Int
         /// Lost ones whose event came after all, later than the timeout.
-        var late: Int
+        public var late: Int
         /// Arrivals about one exit timeout after the last sighting there: may or may not fire; not counted as loss.
-        var uncertain: Int
-        var uncertainSeen: Int
+        public var uncertain: Int
+        public var uncertainSeen: Int
         /// Satisfied events for this run's phones that no arrival explains.
-        var unexpected: Int
+        public var unexpected: Int
         /// Arrivals whose report was refused (counted under sightings.refused instead).
-        var cancelled: Int
+        public var cancelled: Int
         /// Sighting (intended send of its batch) → region event on the bus.
-        var latencyMs: LatencySummary
+        public var latencyMs: LatencySummary
     }
 
-    struct Orders: Codable {
-        var targetPerSecond: Double
-        var started: Int
-        var placed: Int
-        var notified: Int
-        var failed: Int
-        var lost: Int
-        var errors: [String: Int]
-        var lostAt: [String: Int]
-        var bumpRetries: Int
-        var windowRetries: Int
+    /// The orders placed, bumped and awaited as a ready notification.
+    public struct Orders: Codable, Sendable {
+        public var targetPerSecond: Double
+        public var started: Int
+        public var placed: Int
+        public var notified: Int
+        public var failed: Int
+        public var lost: Int
+        public var errors: [String: Int]
+        public var lostAt: [String: Int]
+        public var bumpRetries: Int
+        public var windowRetries: Int
         /// Requests sent again unchanged (the same idempotency key) after no reply came, in all and by op.
-        var resent: Int
-        var resentByOp: [String: Int]
+        public var resent: Int
+        public var resentByOp: [String: Int]
         /// Order intended start → `notify.delivery.<device>.` with the order "ready".
-        var latencyMs: LatencySummary
+        public var latencyMs: LatencySummary
     }
 
-    struct Bus: Codable {
+    /// What the bus carried from beacon-ingest to region-monitor, from their health counters.
+    public struct Bus: Codable, Sendable {
         /// Whether both counters could be read before and after.
-        var measured: Bool
+        public var measured: Bool
         /// Whether region-monitor's count stopped moving (or caught up) before it was read; when
         /// false, `shed` includes sightings still queued on their way.
-        var settled: Bool
-        var publishedBestEffort: Int
-        var consumedByRegionMonitor: Int
+        public var settled: Bool
+        public var publishedBestEffort: Int
+        public var consumedByRegionMonitor: Int
         /// Published minus consumed: sightings shed between beacon-ingest and region-monitor.
-        var shed: Int
+        public var shed: Int
         /// Restarts seen in their health (a counter going back, a new start time): the counts go
         /// on across them, missing only what a process counted after its last read (4 a second).
-        var restarts: [String: Int]
+        public var restarts: [String: Int]
     }
 
     /// CPU the sighting pipeline's processes used during the run, from their own rusage (health's
     /// `process.cpuMicros`), per sighting region-monitor consumed.
-    struct CPU: Codable {
+    public struct CPU: Codable, Sendable {
         static let processes = ["beacon-ingest", "region-monitor", "bus"]
-        var measured: Bool
+        public var measured: Bool
         /// Microseconds per process (shards summed).
-        var micros: [String: Int]
-        var microsPerSighting: Double?
+        public var micros: [String: Int]
+        public var microsPerSighting: Double?
 
         init(before: [String: Int]?, after: [String: Int]?, sightings: Int) {
             guard let before, let after else {
@@ -141,15 +146,15 @@ struct RunReport: Codable {
         }
     }
 
-    var settings: Settings
-    var sightings: Sightings
-    var regionEvents: RegionEvents
-    var orders: Orders
-    var bus: Bus
-    var cpu: CPU
+    public var settings: Settings
+    public var sightings: Sightings
+    public var regionEvents: RegionEvents
+    public var orders: Orders
+    public var bus: Bus
+    public var cpu: CPU
     /// Everything that went missing: region events, orders lost or failed, sightings refused or unanswered, sightings shed.
-    var lost: Int
-    var elapsedSeconds: Double
+    public var lost: Int
+    public var elapsedSeconds: Double
 
     /// The human summary printed on stdout at the end.
     var table: String {

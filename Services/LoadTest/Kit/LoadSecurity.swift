@@ -10,10 +10,12 @@ import ZeroMQ
 /// `kitchen` per café (to bump tickets). The minted keys are written in one registry change,
 /// awaited until every process has them, and revoked in one change when the run ends.
 final class LoadSecurity {
-    static let specs: [OptionSpec] = [
-        OptionSpec("keys", .path, default: "", help: "deployed mode: the campus key folder the platform reads (load-test mints its gateway, phone and kitchen keys there and revokes them at the end)"),
-        OptionSpec("as", .string, default: "", help: "deployed mode: the operator principal load-test watches as (health, the bus, pickup windows)"),
-    ]
+    static let keys = Option<String>(
+        "keys", .path, default: "",
+        help: "deployed mode: the campus key folder the platform reads (load-test mints its gateway, phone and kitchen keys there and revokes them at the end)")
+    static let principal = Option<String>("as", default: "", help: "deployed mode: the operator principal load-test watches as (health, the bus, pickup windows)")
+    /// The options of every command that reaches the platform (`scenario`, `run`).
+    static var specs: [OptionSpec] { [keys.spec, principal.spec] }
 
     /// One key load-test makes for the run.
     struct Mint {
@@ -42,7 +44,7 @@ final class LoadSecurity {
     var isDeployed: Bool { folder != nil }
 
     init(_ config: Configuration) throws {
-        let keys = config.string("keys"), name = config.string("as")
+        let keys = config[Self.keys], name = config[Self.principal]
         guard !keys.isEmpty else {
             if !name.isEmpty { throw SecurityError("--as \(name) needs --keys DIR, the platform's key folder") }
             folder = nil

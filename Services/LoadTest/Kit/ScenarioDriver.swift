@@ -6,14 +6,15 @@ import ZeroMQ
 
 /// Drives the Caffè Macs scenario once against a running platform, timing each step from the
 /// moment the request was sent to the moment its effect was seen on the bus.
-final class ScenarioDriver {
+public final class ScenarioDriver {
     struct Endpoints {
         var ingest: String, orders: String, kitchen: String, notify: String, busSub: String
     }
 
-    struct Measurement: Codable {
-        var step: String
-        var milliseconds: Double
+    /// One step of the scenario and how long it took: a row of `--json`'s array.
+    public struct Measurement: Codable, Sendable {
+        public var step: String
+        public var milliseconds: Double
     }
 
     private let context: Context

@@ -3,30 +3,38 @@ import ServiceRuntime
 
 /// `load-test pacing`: food-ready versus customer-arrival, with the kitchen paced by the
 /// customer's approach and without, over the same walks in the same run.
-enum PacingCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec("customers", .integer, default: "40", help: "customers per café (each has a twin with the same order and walk at the other café)"),
-        OptionSpec("seed", .integer, default: "1", help: "the seed of the orders, walks, speeds and arrival times"),
-        OptionSpec("approach-radius", .number, default: "300", help: "metres: the approach area of both cafés (their walk is this at 1.3 m/s); the longest prep times a walking speed covers the kitchen's longest item"),
-        OptionSpec("quick", .flag, default: "false", help: "a run of a minute or two: one-minute windows, short walks, seconds of prep (for tests)"),
-        OptionSpec("json", .path, default: "", help: "also write the per-order figures to this JSON file"),
-    ]
+public enum PacingCommand {
+    static let customers = Option.count("customers", default: 40, help: "customers per café (each has a twin with the same order and walk at the other café)")
+    static let seed = Option.count("seed", default: 1, help: "the seed of the orders, walks, speeds and arrival times")
+    static let approachRadius = Option.measure(
+        "approach-radius", default: 300,
+        help: "metres: the approach area of both cafés (their walk is this at 1.3 m/s); the longest prep times a walking speed covers the kitchen's longest item")
+    static let quick = Option.flag("quick", default: false, help: "a run of a minute or two: one-minute windows, short walks, seconds of prep (for tests)")
+    static let json = Option<String>("json", .path, default: "", help: "also write the per-order figures to this JSON file")
+    /// Its options, in `--help` order.
+    static var specs: [OptionSpec] { [customers.spec, seed.spec, approachRadius.spec, quick.spec, json.spec] }
     static let summary = "food ready versus customer arrival, kitchen paced by approach and not, same walks, one run"
 
-    static func main(arguments: [String]) -> Int32 {
+    /// The sizes `config` asks for: `--quick` shrinks every size, but keeps a `--customers` that was given.
+    static func scale(_ config: Configuration) -> PacingPlan.Scale {
+        var scale = config[quick] ? PacingPlan.Scale.quick : PacingPlan.Scale()
+        if !config[quick] || config.isSet(customers) { scale.customers = max(1, config[customers]) }
+        if !config[quick] { scale.approachRadius = min(3000, max(100, config[approachRadius])) }
+        return scale
+    }
+
+    /// Runs `load-test pacing` with `arguments` (after the command word); the exit status.
+    public static func main(arguments: [String]) -> Int32 {
         let config = subcommandConfiguration(program: "load-test pacing", summary: summary, specs: specs, arguments: arguments, usage: "load-test pacing [options]")
-        var scale = config.bool("quick") ? PacingPlan.Scale.quick : PacingPlan.Scale()
-        if !config.bool("quick") || arguments.contains(where: { $0.hasPrefix("--customers") }) { scale.customers = max(1, config.int("customers")) }
-        if !config.bool("quick") { scale.approachRadius = min(3000, max(100, config.double("approach-radius"))) }
-        let plan = PacingPlan(scale: scale, seed: UInt64(max(0, config.int("seed"))))
+        let plan = PacingPlan(scale: scale(config), seed: UInt64(max(0, config[seed])))
         let run = PacingRun(plan: plan)
         defer { run.stop() }
         do {
             let outcomes = try run.run { logLine("pacing: \($0)") }
             print(PacingReport(plan: plan, outcomes: outcomes).text())
-            if !config.string("json").isEmpty {
+            if !config[json].isEmpty {
                 let rows = outcomes.map { ["cafe": $0.cafe, "customer": $0.customer, "foodWaitSeconds": $0.foodWait as Any, "customerWaitSeconds": $0.customerWait as Any] }
-                try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted]).write(to: URL(fileURLWithPath: config.string("json")))
+                try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted]).write(to: URL(fileURLWithPath: config[json]))
             }
             return outcomes.allSatisfy { $0.foodWait != nil } ? 0 : 1
         } catch {

@@ -15,7 +15,7 @@ func subcommandConfiguration(program: String, summary: String, specs: [OptionSpe
 }
 
 /// One line on stderr, exit 2: the command line was wrong.
-func usageFailure(_ message: String) -> Never {
+public func usageFailure(_ message: String) -> Never {
     FileHandle.standardError.write(Data("\(message)\n".utf8))
     exit(2)
 }

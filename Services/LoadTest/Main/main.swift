@@ -1,4 +1,5 @@
 import Foundation
+import LoadTestKit
 import ServiceRuntime
 
 // load-test: drives the platform from outside, through its sockets, and reports what it measured.
