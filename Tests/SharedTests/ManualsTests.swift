@@ -160,6 +160,42 @@ struct ManualsTests {
         }
     }
 
+    @Test("deploy/README.md's roles in short are PROTOCOL.md section 7's, op for op")
+    func rolesInShort() throws {
+        let manual = try Self.read("deploy/README.md")
+        let start = try #require(manual.range(of: "In short:"), "deploy/README.md has no roles \"In short:\" table")
+        let end = try #require(manual.range(of: "### What the bus and the consumers check", range: start.upperBound..<manual.endIndex))
+        var short: [String: Set<String>] = [:]
+        for row in MarkdownText.tableRows(in: String(manual[start.upperBound..<end.lowerBound])) where row.count == 2 {
+            // "phone (its device), service (order-service only)": the roles, without their scopes.
+            let roles = Self.withoutParentheses(row[1]).replacingOccurrences(of: " and ", with: ", ")
+                .components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            for span in MarkdownText.codeSpans(in: row[0]) {
+                for op in Self.expand(span) { short[op] = Set(roles) }
+            }
+        }
+        let protocolText = try Self.read("Shared/Messages/PROTOCOL.md")
+        let section = try #require(MarkdownText.section("### Who may call each op", in: protocolText))
+        var documented: [String: Set<String>] = [:]
+        for row in MarkdownText.tableRows(in: section) where row.count == 3 {
+            guard let op = MarkdownText.codeSpans(in: row[0]).first else { continue }
+            documented[op] = Set(row[1].components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        #expect(!documented.isEmpty)
+        #expect(Set(short.keys) == Set(documented.keys), "ops only in deploy/README.md: \(Set(short.keys).subtracting(documented.keys).sorted()); only in PROTOCOL.md: \(Set(documented.keys).subtracting(short.keys).sorted())")
+        for (op, roles) in documented where short[op] != nil {
+            #expect(short[op] == roles, "\(op): deploy/README.md says \(short[op]!.sorted()), PROTOCOL.md \(roles.sorted())")
+        }
+    }
+
+    static func withoutParentheses(_ text: String) -> String {
+        var depth = 0
+        return String(text.filter { character in
+            if character == "(" { depth += 1 } else if character == ")" { depth -= 1; return false }
+            return depth == 0
+        })
+    }
+
     /// `monitor.list/open/close` → monitor.list, monitor.open, monitor.close.
     static func expand(_ span: String) -> [String] {
         let parts = span.components(separatedBy: "/")
