@@ -13,11 +13,11 @@ apt_install() {
   if [ -z "$apt_updated" ]; then $sudo apt-get update -qq || return 1; apt_updated=1; fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
-# The README's pyzmq example is run by a test (TailTests); give it pyzmq when python3 is here.
+# deploy/README.md's pyzmq example is run by a test (TailTests); give it pyzmq when python3 is here.
 # pip first; a Debian python that refuses pip (PEP 668) gets Debian's python3-zmq instead.
 if command -v python3 >/dev/null 2>&1 && ! python3 -c "import zmq" >/dev/null 2>&1; then
   python3 -m pip install --quiet pyzmq 2>/dev/null || apt_install python3-zmq \
-    || echo "could not install pyzmq: TailTests' README example will fail and say so" >&2
+    || echo "could not install pyzmq: TailTests' pyzmq example will fail and say so" >&2
 fi
 # The kitchen screen is tested under tmux (KitchenScreenTests); install it when apt-get can.
 # Without it those two tests skip and say so.

@@ -5,7 +5,7 @@ import Testing
 import ZeroMQ
 
 /// Watching the bus as an operator does: `cafectl tail` with its filters, `--count` and the
-/// summary, and the README's three-line pyzmq client, against the real platform.
+/// summary, and the three-line pyzmq client of deploy/README.md's "Watching the bus", against the real platform.
 @Suite(.serialized)
 struct TailTests {
     @Test("cafectl tail keeps only the asked stream, source and sequence, stops at --count, and sums up per topic")
@@ -78,15 +78,17 @@ struct TailTests {
         #expect(result.err.contains("--since-seq"))
     }
 
-    @Test("the README's pyzmq example tails order events from the bus")
+    @Test("deploy/README.md's pyzmq example tails order events from the bus")
     func readmePythonExample() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let example = try #require(codeBlock("python", in: text), "README.md has no ```python block")
-        #expect(example.contains("7402"), "the README example no longer dials the bus's subscriber port 7402")
+        let manual = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/README.md")
+        let text = try String(contentsOf: manual, encoding: .utf8)
+        let section = try #require(text.range(of: "## Watching the bus"), "deploy/README.md has no \"Watching the bus\" section")
+        let example = try #require(codeBlock("python", in: String(text[section.upperBound...])),
+                                   "deploy/README.md's \"Watching the bus\" has no ```python block")
+        #expect(example.contains("7402"), "the pyzmq example no longer dials the bus's subscriber port 7402")
         try #require(pythonWithZeroMQ(),
-                     "python3 with pyzmq is needed to check the README's pyzmq example: install it with `python3 -m pip install pyzmq` (deploy/test.sh does)")
+                     "python3 with pyzmq is needed to check deploy/README.md's pyzmq example: install it with `python3 -m pip install pyzmq` (deploy/test.sh does)")
 
         let platform = try Platform()
         defer { platform.stop() }
