@@ -2,9 +2,9 @@ import Messages
 
 /// Everything the engine holds for one device.
 struct DeviceState {
-    var id: String
-    /// Bumped when the slot is freed, so timer entries of a purged device are ignored.
-    var generation: UInt32 = 0
+    let id: String
+    /// Bumped when the slot is freed (`DeviceTable.free`), so timer entries of a purged device are ignored.
+    let generation: UInt32
     // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
     // the state is no larger than before it was saved: 96 bytes.
     /// The device said it cannot range beacons.
@@ -24,11 +24,37 @@ struct DeviceState {
     var unsavedFrom = DeviceState.allSaved
     static let allSaved = Int64.max
 
+    init(id: String, generation: UInt32 = 0) {
+        self.id = id
+        self.generation = generation
+    }
+
     var holdsState: Bool { !heard.isEmpty || nearest != nil || !records.isEmpty || !fixes.isEmpty || rangingUnavailable }
 
     func recordIndex(_ entry: Int) -> Int? {
         let entry = Int32(entry)
         return records.firstIndex { $0.entry == entry }
+    }
+
+    /// Drops the record of a condition that is gone. Returns how many were dropped (0 or 1).
+    mutating func dropRecords(of entry: Int) -> Int {
+        let entry = Int32(entry), before = records.count
+        records.removeAll { $0.entry == entry }
+        return before - records.count
+    }
+
+    /// Files a fix in time order, keeping the newest `limit`.
+    mutating func keep(_ fix: CompactFix, limit: Int) {
+        let position = fixes.lastIndex { $0.at <= fix.at }.map { $0 + 1 } ?? 0
+        fixes.insert(fix, at: position)
+        if fixes.count > limit { fixes.removeFirst(fixes.count - limit) }
+    }
+
+    /// Drops fixes observed before `cutoff`. Returns how many were dropped.
+    mutating func expireFixes(before cutoff: Int64) -> Int {
+        let before = fixes.count
+        fixes.removeAll { $0.at < cutoff }
+        return before - fixes.count
     }
 
     /// Beacons kept per device. A phone hears a handful at once; one inventing majors and minors
