@@ -10,18 +10,18 @@ struct DeviceState {
     /// The device said it cannot range beacons.
     var rangingUnavailable = false
     /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.
-    var seenSinceSave = false
+    private(set) var seenSinceSave = false
     /// The deadline this device is on the timer for, if any.
     var scheduled: Int64?
     /// One per condition this device has a record of.
     var records: [CompactRecord] = []
     /// The latest sighting of each beacon heard recently.
-    var heard: [Heard] = []
+    private(set) var heard: [Heard] = []
     var nearest: Nearest?
     /// Recent fixes, oldest first.
-    var fixes: [CompactFix] = []
+    private(set) var fixes: [CompactFix] = []
     /// The earliest matching sighting not yet handed out for storage; `allSaved` when all are.
-    var unsavedFrom = DeviceState.allSaved
+    private(set) var unsavedFrom = DeviceState.allSaved
     static let allSaved = Int64.max
 
     init(id: String, generation: UInt32 = 0) {
@@ -34,6 +34,28 @@ struct DeviceState {
     func recordIndex(_ entry: Int) -> Int? {
         let entry = Int32(entry)
         return records.firstIndex { $0.entry == entry }
+    }
+
+    /// Its matching sightings were handed out for storage.
+    mutating func markSaved() {
+        unsavedFrom = Self.allSaved
+        seenSinceSave = false
+    }
+
+    /// Still seen, but its unsaved sightings do not span the save interval yet: looked at again
+    /// after its next sighting or once it goes quiet.
+    mutating func deferSave() {
+        seenSinceSave = false
+    }
+
+    /// Sightings from `time` on were handed out but their write failed: handed out again.
+    mutating func keepUnsaved(from time: Int64) {
+        unsavedFrom = min(unsavedFrom, time)
+    }
+
+    /// Forgets beacons last heard `retention` or longer before `now`.
+    mutating func forgetHeard(now: Int64, retention: Int64) {
+        heard.removeAll { now - $0.at >= retention }
     }
 
     /// Drops the record of a condition that is gone. Returns how many were dropped (0 or 1).

@@ -19,7 +19,7 @@ extension RegionEngine {
     public func keepUnsaved(_ times: [SightingTime]) {
         for time in times {
             guard let slot = devices.slot(time.deviceId) else { continue }
-            devices[slot].unsavedFrom = min(devices[slot].unsavedFrom, time.lastSeen.milliseconds)
+            devices[slot].keepUnsaved(from: time.lastSeen.milliseconds)
         }
     }
 }

@@ -41,8 +41,7 @@ extension RegionEngine {
             let events = keyed.sorted { $0.order < $1.order }.map(\.event)
             var nearest: NearestBeacon?
             if !devices[slot].heard.isEmpty || devices[slot].nearest != nil {
-                let retention = conditions.heardMilliseconds
-                devices[slot].heard.removeAll { at - $0.at >= retention }
+                devices[slot].forgetHeard(now: at, retention: conditions.heardMilliseconds)
                 nearest = nearestTracker.update(&devices[slot], now: at, uuids: uuids)
             }
             schedule(slot, after: at)

@@ -42,7 +42,7 @@ final class SightingTimeLedger {
                     if case .beacon(_, let exit)? = conditions[Int(record.entry)]?.kind { interval = min(interval, exit / 4) }
                 }
                 if latest - from < interval {
-                    devices[slot].seenSinceSave = false
+                    devices[slot].deferSave()
                     continue
                 }
             }
@@ -51,8 +51,7 @@ final class SightingTimeLedger {
                 times.append(SightingTime(deviceId: devices[slot].id, monitor: entry.spec.monitor, identifier: entry.spec.identifier,
                                           lastSeen: Timestamp(milliseconds: record.lastSeen)))
             }
-            devices[slot].unsavedFrom = DeviceState.allSaved
-            devices[slot].seenSinceSave = false
+            devices[slot].markSaved()
             handedOut += 1
         }
         cursor = 0
