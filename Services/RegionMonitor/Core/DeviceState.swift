@@ -6,7 +6,7 @@ struct DeviceState {
     /// Bumped when the slot is freed (`DeviceTable.free`), so timer entries of a purged device are ignored.
     let generation: UInt32
     // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
-    // the state is no larger than before it was saved: 96 bytes.
+    // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64).
     /// The device said it cannot range beacons.
     var rangingUnavailable = false
     /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.
@@ -24,6 +24,7 @@ struct DeviceState {
     private(set) var unsavedFrom = DeviceState.allSaved
     static let allSaved = Int64.max
 
+    /// A device with nothing held yet, in a slot at `generation`.
     init(id: String, generation: UInt32 = 0) {
         self.id = id
         self.generation = generation

@@ -102,6 +102,7 @@ final class MonitorTable {
     /// Takes a removed condition's entry off its monitor.
     func remove(_ entry: Int, from name: String) { monitors[name]?.entries.removeAll { $0 == entry } }
 
+    /// The refusal for a monitor that does not exist.
     static func unknownMonitor(_ name: String) -> ServiceError {
         ServiceError(.unknownMonitor, "no monitor named \"\(name.prefix(64))\"")
     }
@@ -111,6 +112,7 @@ final class MonitorTable {
         ServiceError(.unknownMonitor, "no monitor named \"\(name.prefix(64))\"; monitor.list shows them")
     }
 
+    /// The refusal for an identifier a monitor does not hold.
     static func unknownCondition(_ monitor: String, _ identifier: String) -> ServiceError {
         ServiceError(.unknownCondition, "monitor \(monitor) has no condition \"\(identifier.prefix(64))\"")
     }

@@ -21,14 +21,24 @@ import Messages
 public final class RegionEngine {
     public let settings: RegionSettings
 
+    // The parts: each owns its state (private) and is reached only through its API. They are
+    // final classes held by `let`, so the hot path passes references, never copies of their
+    // arrays, and DeviceState is changed in place through `DeviceTable`'s subscript.
+    /// Monitors by name, their owners and their conditions in the order added.
     let monitors: MonitorTable
+    /// Every condition, compiled for the hot path.
     let conditions: ConditionTable
     /// The beacon UUIDs conditions name; sightings of any other UUID change nothing.
     let uuids = BeaconUUIDTable()
+    /// Every device's compact state.
     let devices = DeviceTable()
+    /// Withdrawn and approximate-only devices.
     let authorizations = LocationAuthorizations()
+    /// The nearest near/immediate beacon rule.
     let nearestTracker: NearestBeaconTracker
+    /// When each device next needs the timer.
     let timer: RegionTimer
+    /// Where the save of last matching sightings stands.
     let sightingTimes: SightingTimeLedger
 
     /// An engine with no monitors yet.
