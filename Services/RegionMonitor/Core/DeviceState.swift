@@ -2,33 +2,82 @@ import Messages
 
 /// Everything the engine holds for one device.
 struct DeviceState {
-    var id: String
-    /// Bumped when the slot is freed, so timer entries of a purged device are ignored.
-    var generation: UInt32 = 0
+    let id: String
+    /// Bumped when the slot is freed (`DeviceTable.free`), so timer entries of a purged device are ignored.
+    let generation: UInt32
     // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
-    // the state is no larger than before it was saved: 96 bytes.
+    // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64).
     /// The device said it cannot range beacons.
     var rangingUnavailable = false
     /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.
-    var seenSinceSave = false
+    private(set) var seenSinceSave = false
     /// The deadline this device is on the timer for, if any.
     var scheduled: Int64?
     /// One per condition this device has a record of.
     var records: [CompactRecord] = []
     /// The latest sighting of each beacon heard recently.
-    var heard: [Heard] = []
+    private(set) var heard: [Heard] = []
     var nearest: Nearest?
     /// Recent fixes, oldest first.
-    var fixes: [CompactFix] = []
+    private(set) var fixes: [CompactFix] = []
     /// The earliest matching sighting not yet handed out for storage; `allSaved` when all are.
-    var unsavedFrom = DeviceState.allSaved
+    private(set) var unsavedFrom = DeviceState.allSaved
     static let allSaved = Int64.max
+
+    /// A device with nothing held yet, in a slot at `generation`.
+    init(id: String, generation: UInt32 = 0) {
+        self.id = id
+        self.generation = generation
+    }
 
     var holdsState: Bool { !heard.isEmpty || nearest != nil || !records.isEmpty || !fixes.isEmpty || rangingUnavailable }
 
     func recordIndex(_ entry: Int) -> Int? {
         let entry = Int32(entry)
         return records.firstIndex { $0.entry == entry }
+    }
+
+    /// Its matching sightings were handed out for storage.
+    mutating func markSaved() {
+        unsavedFrom = Self.allSaved
+        seenSinceSave = false
+    }
+
+    /// Still seen, but its unsaved sightings do not span the save interval yet: looked at again
+    /// after its next sighting or once it goes quiet.
+    mutating func deferSave() {
+        seenSinceSave = false
+    }
+
+    /// Sightings from `time` on were handed out but their write failed: handed out again.
+    mutating func keepUnsaved(from time: Int64) {
+        unsavedFrom = min(unsavedFrom, time)
+    }
+
+    /// Forgets beacons last heard `retention` or longer before `now`.
+    mutating func forgetHeard(now: Int64, retention: Int64) {
+        heard.removeAll { now - $0.at >= retention }
+    }
+
+    /// Drops the record of a condition that is gone. Returns how many were dropped (0 or 1).
+    mutating func dropRecords(of entry: Int) -> Int {
+        let entry = Int32(entry), before = records.count
+        records.removeAll { $0.entry == entry }
+        return before - records.count
+    }
+
+    /// Files a fix in time order, keeping the newest `limit`.
+    mutating func keep(_ fix: CompactFix, limit: Int) {
+        let position = fixes.lastIndex { $0.at <= fix.at }.map { $0 + 1 } ?? 0
+        fixes.insert(fix, at: position)
+        if fixes.count > limit { fixes.removeFirst(fixes.count - limit) }
+    }
+
+    /// Drops fixes observed before `cutoff`. Returns how many were dropped.
+    mutating func expireFixes(before cutoff: Int64) -> Int {
+        let before = fixes.count
+        fixes.removeAll { $0.at < cutoff }
+        return before - fixes.count
     }
 
     /// Beacons kept per device. A phone hears a handful at once; one inventing majors and minors

@@ -1,22 +1,16 @@
 import Messages
 
-/// Devices: a slot of compact state per device, its ranging capability, and what its location
-/// authorization allows (a withdrawn authorization drops everything held for it).
+/// Devices (`DeviceTable`, `LocationAuthorizations`): a slot of compact state per device, its
+/// ranging capability, and what its location authorization allows (a withdrawn authorization
+/// drops everything held for it).
 extension RegionEngine {
     /// A device's status as the bus announces it: a withdrawn authorization (the policy's
     /// `requiresPurge`) drops the device's location state and refuses its sightings and fixes
     /// until it is granted again; otherwise its ranging capability is applied (`status`).
     public func deviceStatus(_ status: DeviceStatus) -> RegionEffects {
-        if status.precise {
-            approximate.remove(status.deviceId)
-        } else {
-            approximate.insert(status.deviceId)
-        }
-        guard AuthorizationPolicy.requiresPurge(authorization: status.authorization, foreground: status.foreground) else {
-            withdrawn.remove(status.deviceId)
+        guard authorizations.apply(status) else {
             return self.status(deviceId: status.deviceId, rangingAvailable: status.rangingAvailable, at: status.changedAt)
         }
-        withdrawn.insert(status.deviceId)
         var effects = purge(deviceId: status.deviceId, at: status.changedAt)
         effects.purged = LocationPurged(deviceId: status.deviceId, reason: status.authorization, date: status.changedAt)
         return effects
@@ -25,23 +19,23 @@ extension RegionEngine {
     /// Whether a device's location may be used: not while its authorization is withdrawn, even
     /// for a sighting or fix that raced its status change.
     public func mayLocate(_ deviceId: String) -> Bool {
-        !withdrawn.contains(deviceId)
+        authorizations.mayLocate(deviceId)
     }
 
     /// A device's ranging capability: beacon conditions it cannot evaluate are flagged
     /// `conditionUnsupported` (state unknown) until it can range again.
     public func status(deviceId: String, rangingAvailable: Bool, at time: Timestamp) -> RegionEffects {
         var effects = RegionEffects()
-        guard let slot = rangingAvailable ? slots[deviceId] : slotFor(deviceId, at: time.milliseconds),
+        guard let slot = rangingAvailable ? devices.slot(deviceId) : slotFor(deviceId, at: time.milliseconds),
               devices[slot].rangingUnavailable == rangingAvailable
         else { return effects }
         let at = time.milliseconds
         devices[slot].rangingUnavailable = !rangingAvailable
-        var beaconEntries = beaconMatchers.map(\.entry)
-        for e in scoped[deviceId] ?? [] {
-            if case .beacon? = entries[e]?.kind { beaconEntries.append(e) }
+        var beaconEntries = conditions.beaconMatchers.map(\.entry)
+        for e in conditions.scoped(to: deviceId) ?? [] {
+            if case .beacon? = conditions[e]?.kind { beaconEntries.append(e) }
         }
-        for e in beaconEntries.sorted(by: { entries[$0]!.order < entries[$1]!.order }) {
+        for e in beaconEntries.sorted(by: { conditions[$0]!.order < conditions[$1]!.order }) {
             if rangingAvailable {
                 guard let i = devices[slot].recordIndex(e), devices[slot].records[i].flags == .conditionUnsupported else { continue }
                 set(slot, i, state: .unknown, flags: .none, refinement: nil, at: at, into: &effects.events)
@@ -58,27 +52,22 @@ extension RegionEngine {
     /// announced gets a last event: state unknown, flagged `authorizationDenied`.
     public func purge(deviceId: String, at time: Timestamp) -> RegionEffects {
         var effects = RegionEffects()
-        guard let slot = slots.removeValue(forKey: deviceId) else { return effects }
-        let announced = devices[slot].records
-            .filter { $0.eventDate != CompactRecord.none && entries[Int($0.entry)] != nil }
-            .sorted { entries[Int($0.entry)]!.order < entries[Int($1.entry)]!.order }
+        guard let records = devices.free(deviceId) else { return effects }
+        let announced = records
+            .filter { $0.eventDate != CompactRecord.none && conditions[Int($0.entry)] != nil }
+            .sorted { conditions[Int($0.entry)]!.order < conditions[Int($1.entry)]!.order }
         for record in announced {
-            let spec = entries[Int(record.entry)]!.spec
+            let spec = conditions[Int(record.entry)]!.spec
             effects.events.append(RegionEvent(monitor: spec.monitor, identifier: spec.identifier, deviceId: deviceId, state: .unknown,
                                               refinement: nil, flags: [.authorizationDenied], date: time))
         }
-        devices[slot] = DeviceState(id: "", generation: devices[slot].generation &+ 1)
-        freeSlots.append(slot)
         return effects
     }
 
     /// Restores a device's last status from storage: its authorization (withdrawn or not), its
     /// precision, and whether it can range. An authorization storage cannot read counts as granted.
     public func restoreDevice(deviceId: String, authorization: Authorization?, foreground: Bool, rangingAvailable: Bool, precise: Bool, now: Timestamp) {
-        if let authorization, AuthorizationPolicy.requiresPurge(authorization: authorization, foreground: foreground) {
-            withdrawn.insert(deviceId)
-        }
-        if !precise { approximate.insert(deviceId) }
+        authorizations.restore(deviceId: deviceId, authorization: authorization, foreground: foreground, precise: precise)
         restoreStatus(deviceId: deviceId, rangingAvailable: rangingAvailable, now: now)
     }
 
@@ -88,22 +77,14 @@ extension RegionEngine {
         devices[slotFor(deviceId, at: now.milliseconds)].rangingUnavailable = true
     }
 
-    /// The device's slot, made (or a freed one reused) on first use.
+    /// The device's slot, made (or a freed one reused) on first use: a new device starts with
+    /// the records of conditions that assume a state.
     func slotFor(_ deviceId: String, at: Int64) -> Int {
-        if let slot = slots[deviceId] { return slot }
-        let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
-            devices[slot] = DeviceState(id: deviceId, generation: devices[slot].generation)
-        } else {
-            slot = devices.count
-            devices.append(DeviceState(id: deviceId))
-        }
-        slots[deviceId] = slot
-        // A new device starts with the records of conditions that assume a state.
-        for e in assumedEntries { _ = ensureRecord(slot, e, at: at) }
-        if !scoped.isEmpty, let mine = scoped[deviceId] {
-            for e in mine where entries[e]?.spec.assuming != nil { _ = ensureRecord(slot, e, at: at) }
+        let (slot, isNew) = devices.claim(deviceId)
+        guard isNew else { return slot }
+        for e in conditions.assumedEntries { _ = ensureRecord(slot, e, at: at) }
+        if let mine = conditions.scoped(to: deviceId) {
+            for e in mine where conditions[e]?.spec.assuming != nil { _ = ensureRecord(slot, e, at: at) }
         }
         return slot
     }

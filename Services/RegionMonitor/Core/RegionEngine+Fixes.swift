@@ -10,7 +10,7 @@ extension RegionEngine {
     /// withdrawn.
     public func fix(_ f: LocationFix) -> RegionEffects {
         var effects = RegionEffects()
-        if !withdrawn.isEmpty, withdrawn.contains(f.deviceId) {
+        if authorizations.refuses(f.deviceId) {
             effects.refused = true
             return effects
         }
@@ -18,13 +18,13 @@ extension RegionEngine {
         let slot = slotFor(f.deviceId, at: at)
         let fix = CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: f.horizontalAccuracy, precise: f.precise, at: at)
         let latest = devices[slot].fixes.last?.at ?? Int64.min
-        keep(fix, slot: slot)
+        devices[slot].keep(fix, limit: settings.fixesPerDevice)
         guard at >= latest else { return effects }
 
         var circles = circleEntriesFor(f.deviceId)
-        circles.sort { entries[$0]!.order < entries[$1]!.order }
+        circles.sort { conditions[$0]!.order < conditions[$1]!.order }
         for e in circles {
-            guard case .circle(let circle)? = entries[e]?.kind else { continue }
+            guard case .circle(let circle)? = conditions[e]?.kind else { continue }
             evaluate(slot, e, circle, fix, into: &effects.events)
         }
         schedule(slot)
@@ -32,9 +32,9 @@ extension RegionEngine {
     }
 
     private func circleEntriesFor(_ deviceId: String) -> [Int] {
-        var result = circleEntries
-        for e in scoped[deviceId] ?? [] {
-            if case .circle? = entries[e]?.kind { result.append(e) }
+        var result = conditions.circleEntries
+        for e in conditions.scoped(to: deviceId) ?? [] {
+            if case .circle? = conditions[e]?.kind { result.append(e) }
         }
         return result
     }
@@ -80,10 +80,8 @@ extension RegionEngine {
     public func expireFixes(now: Timestamp) -> Int {
         let cutoff = fixCutoff(now: now)
         var dropped = 0
-        for slot in slots.values where !devices[slot].fixes.isEmpty {
-            let before = devices[slot].fixes.count
-            devices[slot].fixes.removeAll { $0.at < cutoff }
-            dropped += before - devices[slot].fixes.count
+        for slot in devices.occupiedSlots where !devices[slot].fixes.isEmpty {
+            dropped += devices[slot].expireFixes(before: cutoff)
         }
         return dropped
     }
@@ -91,19 +89,13 @@ extension RegionEngine {
     /// Restores a stored fix (for confirmations); it moves no condition.
     public func restoreFix(_ f: LocationFix, now: Timestamp) {
         let slot = slotFor(f.deviceId, at: now.milliseconds)
-        keep(CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: f.horizontalAccuracy, precise: f.precise, at: f.observedAt.milliseconds),
-             slot: slot)
-    }
-
-    /// Files a fix in time order, keeping the newest `fixesPerDevice`.
-    private func keep(_ fix: CompactFix, slot: Int) {
-        let position = devices[slot].fixes.lastIndex { $0.at <= fix.at }.map { $0 + 1 } ?? 0
-        devices[slot].fixes.insert(fix, at: position)
-        if devices[slot].fixes.count > settings.fixesPerDevice { devices[slot].fixes.removeFirst(devices[slot].fixes.count - settings.fixesPerDevice) }
+        devices[slot].keep(CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: f.horizontalAccuracy, precise: f.precise,
+                                      at: f.observedAt.milliseconds),
+                           limit: settings.fixesPerDevice)
     }
 
     /// How many fixes the engine holds for a device (tests and health).
     public func fixCount(deviceId: String) -> Int {
-        slots[deviceId].map { devices[$0].fixes.count } ?? 0
+        devices.slot(deviceId).map { devices[$0].fixes.count } ?? 0
     }
 }

@@ -50,7 +50,7 @@ extension RegionEngine {
         if !mayLocate(request.deviceId) {
             return LocationConfirmation(deviceId: request.deviceId, code: request.code, result: .disallowed, reason: .authorizationDenied)
         }
-        if approximate.contains(request.deviceId) {
+        if authorizations.isApproximate(request.deviceId) {
             return LocationConfirmation(deviceId: request.deviceId, code: request.code, result: .disallowed, reason: .approximateOnly)
         }
         let (result, reason) = confirm(deviceId: request.deviceId, latitude: region.latitude, longitude: region.longitude,
@@ -65,7 +65,7 @@ extension RegionEngine {
                         acquiredAt: Timestamp) -> (result: LocationConfirmation.Result, reason: LocationConfirmation.Reason?) {
         let window = Self.milliseconds(settings.confirmWindow)
         let t = acquiredAt.milliseconds
-        let candidates = slots[deviceId].map { devices[$0].fixes.filter { abs($0.at - t) <= window } } ?? []
+        let candidates = devices.slot(deviceId).map { devices[$0].fixes.filter { abs($0.at - t) <= window } } ?? []
         guard !candidates.isEmpty else { return (.disallowed, .noFreshFix) }
         guard let fix = candidates.filter(\.precise).min(by: { abs($0.at - t) < abs($1.at - t) }) else { return (.disallowed, .approximateOnly) }
         guard fix.accuracy <= radius else { return (.disallowed, .fixTooCoarse) }
@@ -74,7 +74,7 @@ extension RegionEngine {
 
     /// Place ids ordered by distance from the device's latest fix, if it is fresh; empty otherwise.
     public func placesByDistance(deviceId: String, places: [(id: String, latitude: Double, longitude: Double)], now: Timestamp) -> [String] {
-        guard let slot = slots[deviceId], let fix = devices[slot].fixes.last,
+        guard let slot = devices.slot(deviceId), let fix = devices[slot].fixes.last,
               now.milliseconds - fix.at <= Self.milliseconds(settings.fixFreshness)
         else { return [] }
         var ranked: [(id: String, distance: Double)] = []

@@ -6,9 +6,9 @@ extension RegionEngine {
     /// A device's record of a condition: the one held, or the assumed state while none is;
     /// nil when the condition does not exist or does not apply to the device.
     public func record(monitor: String, identifier: String, deviceId: String) -> ConditionRecord? {
-        guard let e = entry(monitor: monitor, identifier: identifier), let entry = entries[e] else { return nil }
+        guard let e = entry(monitor: monitor, identifier: identifier), let entry = conditions[e] else { return nil }
         if let device = entry.spec.deviceId, device != deviceId { return nil }
-        if let slot = slots[deviceId], let i = devices[slot].recordIndex(e) {
+        if let slot = devices.slot(deviceId), let i = devices[slot].recordIndex(e) {
             return publicRecord(devices[slot].records[i], deviceId: deviceId)
         }
         return entry.spec.assuming.map { ConditionRecord(state: $0, refinement: nil, lastSeen: nil, lastEvent: nil) }
@@ -16,7 +16,7 @@ extension RegionEngine {
 
     /// The record of the first monitor holding this identifier (for engines with one monitor).
     public func record(deviceId: String, identifier: String) -> ConditionRecord? {
-        for name in monitors.keys.sorted() {
+        for name in monitors.names {
             if let record = record(monitor: name, identifier: identifier, deviceId: deviceId) { return record }
         }
         return nil
@@ -25,8 +25,8 @@ extension RegionEngine {
     /// `monitor.record`: a condition and, for a device (the one asked about, or the one the
     /// condition applies to), its last event.
     public func monitorRecord(monitor: String, identifier: String, deviceId: String?) throws(ServiceError) -> MonitorRecord {
-        guard info(monitor) != nil else { throw Self.unknownMonitorListed(monitor) }
-        guard let spec = spec(monitor: monitor, identifier: identifier) else { throw Self.unknownCondition(monitor, identifier) }
+        guard monitors.info(monitor) != nil else { throw MonitorTable.unknownMonitorListed(monitor) }
+        guard let spec = spec(monitor: monitor, identifier: identifier) else { throw MonitorTable.unknownCondition(monitor, identifier) }
         if let deviceId { try ConditionRules.validateDeviceID(deviceId) }
         if let deviceId, let only = spec.deviceId, only != deviceId {
             throw ServiceError(.invalidField, "condition \(identifier) applies to device \(only) only")
@@ -44,14 +44,14 @@ extension RegionEngine {
     /// storage drops the record too.
     @discardableResult
     public func restore(deviceId: String, monitor: String, identifier: String, lastEvent: RegionEvent, lastSeen: Timestamp? = nil, now: Timestamp) -> Bool {
-        guard let e = entry(monitor: monitor, identifier: identifier), let entry = entries[e] else { return false }
+        guard let e = entry(monitor: monitor, identifier: identifier), let entry = conditions[e] else { return false }
         if let device = entry.spec.deviceId, device != deviceId { return true }
         let slot = slotFor(deviceId, at: now.milliseconds)
         let i = ensureRecord(slot, e, at: now.milliseconds)
         var record = devices[slot].records[i]
         record.state = lastEvent.state
         record.flags = FlagSet(lastEvent.flags)
-        record.refinement = lastEvent.refinement.flatMap(knownBeacon)
+        record.refinement = lastEvent.refinement.flatMap { uuids.compact($0) }
         record.eventDate = lastEvent.date.milliseconds
         if case .beacon = entry.kind, record.state == .satisfied {
             record.lastSeen = lastSeen.map { max($0.milliseconds, record.eventDate) } ?? now.milliseconds
@@ -64,8 +64,8 @@ extension RegionEngine {
     /// The record for a condition, made on first use with the condition's assumed state.
     func ensureRecord(_ slot: Int, _ e: Int, at: Int64) -> Int {
         if let i = devices[slot].recordIndex(e) { return i }
-        var record = CompactRecord(entry: e, state: entries[e]?.spec.assuming ?? .unknown)
-        if record.state == .satisfied, case .beacon? = entries[e]?.kind { record.lastSeen = at }
+        var record = CompactRecord(entry: e, state: conditions[e]?.spec.assuming ?? .unknown)
+        if record.state == .satisfied, case .beacon? = conditions[e]?.kind { record.lastSeen = at }
         devices[slot].records.append(record)
         return devices[slot].records.count - 1
     }
@@ -83,13 +83,13 @@ extension RegionEngine {
     }
 
     private func event(of record: CompactRecord, deviceId: String) -> RegionEvent {
-        let spec = entries[Int(record.entry)]!.spec
+        let spec = conditions[Int(record.entry)]!.spec
         return RegionEvent(monitor: spec.monitor, identifier: spec.identifier, deviceId: deviceId, state: record.state,
-                           refinement: record.refinement.map(identity), flags: record.flags.flags, date: Timestamp(milliseconds: record.eventDate))
+                           refinement: record.refinement.map { uuids.identity($0) }, flags: record.flags.flags, date: Timestamp(milliseconds: record.eventDate))
     }
 
     private func publicRecord(_ record: CompactRecord, deviceId: String) -> ConditionRecord {
-        ConditionRecord(state: record.state, refinement: record.refinement.map(identity),
+        ConditionRecord(state: record.state, refinement: record.refinement.map { uuids.identity($0) },
                         lastSeen: record.lastSeen == CompactRecord.none ? nil : Timestamp(milliseconds: record.lastSeen),
                         lastEvent: record.eventDate == CompactRecord.none ? nil : event(of: record, deviceId: deviceId))
     }

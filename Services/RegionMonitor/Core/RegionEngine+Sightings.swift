@@ -9,31 +9,31 @@ extension RegionEngine {
     /// when no condition names the beacon's UUID.
     public func sighting(_ s: Sighting) -> RegionEffects {
         var effects = RegionEffects()
-        if !withdrawn.isEmpty, withdrawn.contains(s.deviceId) {
+        if authorizations.refuses(s.deviceId) {
             effects.refused = true
             return effects
         }
         let at = s.observedAt.milliseconds
         // The device reports to the monitors whatever it heard (a new one gets its assumed records).
         let slot = slotFor(s.deviceId, at: at)
-        guard let beacon = knownBeacon(s.beacon) else {
+        guard let beacon = uuids.compact(s.beacon) else {
             // No condition names its UUID: it matches nothing and is not kept, so a phone inventing
             // UUIDs costs nothing beyond its own slot.
             effects.unwatched = true
             return effects
         }
         devices[slot].sighted(beacon, proximity: s.proximity, accuracy: s.accuracy, at: at)
-        for (e, matcher, exit) in beaconMatchers where matcher.matches(beacon) {
+        for (e, matcher, exit) in conditions.beaconMatchers where matcher.matches(beacon) {
             satisfy(slot, e, matcher, exit: exit, at: at, into: &effects.events)
         }
-        if !scoped.isEmpty, let mine = scoped[s.deviceId] {
+        if let mine = conditions.scoped(to: s.deviceId) {
             for e in mine {
-                if case .beacon(let matcher, let exit)? = entries[e]?.kind, matcher.matches(beacon) {
+                if case .beacon(let matcher, let exit)? = conditions[e]?.kind, matcher.matches(beacon) {
                     satisfy(slot, e, matcher, exit: exit, at: at, into: &effects.events)
                 }
             }
         }
-        if let changed = updateNearest(slot: slot, now: at) { effects.nearest.append(changed) }
+        if let changed = nearestTracker.update(&devices[slot], now: at, uuids: uuids) { effects.nearest.append(changed) }
         // New sightings only move a device's deadlines later: one scheduled check suffices, and
         // when it comes due early the device is simply checked and scheduled again.
         if devices[slot].scheduled == nil { schedule(slot) }

@@ -1,6 +1,6 @@
 import Messages
 
-/// The timer: beacon exits, dwell times and stale nearest beacons fire when due, found through
+/// The timer (`RegionTimer`): beacon exits, dwell times and stale nearest beacons fire when due, found through
 /// the deadline heap so a tick touches only the devices that are due.
 extension RegionEngine {
     /// Fires what is due: a satisfied beacon record with no matching sighting for its exit timeout
@@ -15,19 +15,13 @@ extension RegionEngine {
         let at = now.milliseconds
         var changed: [(deviceId: String, events: [RegionEvent], nearest: NearestBeacon?)] = []
         var handled = 0
-        while let next = due.peek(), next.due <= at {
-            if handled >= limit { break }
-            due.pop()
-            let slot = next.slot
-            // A purged (and maybe reused) slot, or an entry superseded by a later schedule.
-            guard slot < devices.count, devices[slot].scheduled == next.due, devices[slot].generation == next.generation else { continue }
-            devices[slot].scheduled = nil
+        while handled < limit, let slot = timer.nextDue(at: at, in: devices) {
             handled += 1
             // Records sit in the order the device first met them; events go in the order added.
             var keyed: [(order: Int, event: RegionEvent)] = []
             for i in devices[slot].records.indices {
                 let record = devices[slot].records[i]
-                guard let entry = entries[Int(record.entry)] else { continue }
+                guard let entry = conditions[Int(record.entry)] else { continue }
                 var produced: [RegionEvent] = []
                 switch entry.kind {
                 case .beacon(_, let exit):
@@ -47,8 +41,8 @@ extension RegionEngine {
             let events = keyed.sorted { $0.order < $1.order }.map(\.event)
             var nearest: NearestBeacon?
             if !devices[slot].heard.isEmpty || devices[slot].nearest != nil {
-                devices[slot].heard.removeAll { at - $0.at >= heardMilliseconds }
-                nearest = updateNearest(slot: slot, now: at)
+                devices[slot].forgetHeard(now: at, retention: conditions.heardMilliseconds)
+                nearest = nearestTracker.update(&devices[slot], now: at, uuids: uuids)
             }
             schedule(slot, after: at)
             if !events.isEmpty || nearest != nil { changed.append((devices[slot].id, events, nearest)) }
@@ -63,41 +57,13 @@ extension RegionEngine {
 
     /// Whether a device is due at `now`: a tick cut short by its limit left work.
     public func isBehind(now: Timestamp) -> Bool {
-        guard let next = due.peek() else { return false }
-        return next.due <= now.milliseconds
+        timer.isBehind(now: now.milliseconds)
     }
 
     /// Puts a device on the timer at its earliest deadline: a satisfied beacon record's exit, a
     /// circle's dwell, a heard beacon going stale for the nearest answer or expiring. None: off
     /// the timer. From inside a tick the deadline is strictly after that tick, so a tick ends.
     func schedule(_ slot: Int, after now: Int64? = nil) {
-        var earliest = Int64.max
-        for record in devices[slot].records {
-            guard let entry = entries[Int(record.entry)] else { continue }
-            switch entry.kind {
-            case .beacon(_, let exit):
-                if record.state == .satisfied, record.lastSeen != CompactRecord.none { earliest = min(earliest, record.lastSeen + exit) }
-            case .circle(let circle):
-                if record.pendingSince != CompactRecord.none { earliest = min(earliest, record.pendingSince + circle.dwellMilliseconds) }
-            }
-        }
-        for heard in devices[slot].heard {
-            // Going stale for the nearest answer: a deadline a tick already passed (and updated the
-            // answer at) is not one to come back for, or the device would be due again every tick.
-            let stale = heard.at + freshnessMilliseconds + 1
-            if heard.proximity.decidesPlace, now.map({ stale > $0 }) ?? true { earliest = min(earliest, stale) }
-            earliest = min(earliest, heard.at + heardMilliseconds)
-        }
-        guard earliest != Int64.max else {
-            devices[slot].scheduled = nil
-            return
-        }
-        if let now { earliest = max(earliest, now + 1) }
-        if let scheduled = devices[slot].scheduled, scheduled <= earliest, now == nil {
-            // Already due no later than this: that check reschedules.
-            return
-        }
-        devices[slot].scheduled = earliest
-        due.push(DeadlineHeap.Entry(due: earliest, slot: slot, generation: devices[slot].generation))
+        timer.schedule(&devices[slot], slot: slot, conditions: conditions, after: now)
     }
 }

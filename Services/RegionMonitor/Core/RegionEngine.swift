@@ -12,55 +12,44 @@ import Messages
 /// values (`ConditionRecord`, `RegionEvent`, `NearestBeacon`) are built only when asked for or
 /// announced. Fixes never leave the engine except as yes/no answers and orderings.
 ///
-/// This file holds the engine's state; what it does with it is in the extensions named for each
-/// concept: `+Monitors`, `+Conditions`, `+Records`, `+Sightings`, `+NearestBeacon`, `+Timer`,
-/// `+Devices`, `+Fixes`, `+LocationAnswers`, `+BeaconInterning`, `+SightingTimes`.
+/// The engine is a façade over parts that each own their state: `MonitorTable`,
+/// `ConditionTable`, `BeaconUUIDTable`, `DeviceTable` (with each device's `DeviceState`),
+/// `LocationAuthorizations`, `NearestBeaconTracker`, `RegionTimer` and `SightingTimeLedger`.
+/// What crosses parts is in the extensions named for each concept: `+Monitors`, `+Conditions`,
+/// `+Records`, `+Sightings`, `+NearestBeacon`, `+Timer`, `+Devices`, `+Fixes`,
+/// `+LocationAnswers`, `+SightingTimes`.
 public final class RegionEngine {
     public let settings: RegionSettings
 
-    var monitors: [String: Monitor] = [:]
-    var entries: [Entry?] = []
-    var freeEntries: [Int] = []
-    var nextOrder = 0
-    /// Beacon conditions for every device, as the sighting path walks them.
-    var beaconMatchers: [(entry: Int, matcher: Matcher, exit: Int64)] = []
-    /// Circles for every device.
-    var circleEntries: [Int] = []
-    /// Conditions for one device, by device id.
-    var scoped: [String: [Int]] = [:]
-    /// Conditions for every device that assume a state: a new device starts with their records.
-    var assumedEntries: [Int] = []
-
-    var slots: [String: Int] = [:]
-    var devices: [DeviceState] = []
-    var freeSlots: [Int] = []
+    // The parts: each owns its state (private) and is reached only through its API. They are
+    // final classes held by `let`, so the hot path passes references, never copies of their
+    // arrays, and DeviceState is changed in place through `DeviceTable`'s subscript.
+    /// Monitors by name, their owners and their conditions in the order added.
+    let monitors: MonitorTable
+    /// Every condition, compiled for the hot path.
+    let conditions: ConditionTable
     /// The beacon UUIDs conditions name; sightings of any other UUID change nothing.
-    var beaconUUIDTable = BeaconUUIDTable()
-    var lastUUID: (text: String, index: Int16)?
-    /// Heard beacons are kept this long: the longest exit timeout, or the freshness if longer.
-    var heardMilliseconds: Int64
-    let freshnessMilliseconds: Int64
-    /// When each device next needs the timer (an exit, a dwell, a stale nearest beacon, an
-    /// expiry), so a tick touches only the devices that are due instead of walking all of them.
-    var due = DeadlineHeap()
-    /// A device still seen has its last matching sightings handed out for storage this often (`+SightingTimes`).
-    let sightingSaveMilliseconds: Int64
-    /// Where the next `sightingTimesToSave` pass resumes.
-    var sightingSaveCursor = 0
-
-    /// Devices whose authorization is withdrawn (set by `deviceStatus`): their sightings and fixes
-    /// are refused, even one that raced the status change. Outlives the device's slot, which a
-    /// purge frees.
-    var withdrawn: Set<String> = []
-    /// Devices whose last status said the user allows approximate location only.
-    var approximate: Set<String> = []
+    let uuids = BeaconUUIDTable()
+    /// Every device's compact state.
+    let devices = DeviceTable()
+    /// Withdrawn and approximate-only devices.
+    let authorizations = LocationAuthorizations()
+    /// The nearest near/immediate beacon rule.
+    let nearestTracker: NearestBeaconTracker
+    /// When each device next needs the timer.
+    let timer: RegionTimer
+    /// Where the save of last matching sightings stands.
+    let sightingTimes: SightingTimeLedger
 
     /// An engine with no monitors yet.
     public init(settings: RegionSettings = RegionSettings()) {
         self.settings = settings
-        freshnessMilliseconds = Self.milliseconds(settings.nearestFreshness)
-        heardMilliseconds = freshnessMilliseconds
-        sightingSaveMilliseconds = Self.milliseconds(settings.sightingSaveInterval)
+        let freshness = Self.milliseconds(settings.nearestFreshness)
+        monitors = MonitorTable(conditionLimit: settings.conditionLimit, monitorLimit: settings.monitorLimit)
+        conditions = ConditionTable(freshnessMilliseconds: freshness)
+        nearestTracker = NearestBeaconTracker(freshnessMilliseconds: freshness)
+        timer = RegionTimer(nearest: nearestTracker)
+        sightingTimes = SightingTimeLedger(intervalMilliseconds: Self.milliseconds(settings.sightingSaveInterval))
     }
 
     /// An engine with one built-in monitor holding these beacon conditions.
@@ -75,10 +64,10 @@ public final class RegionEngine {
     }
 
     /// Devices with any state held.
-    public var trackedDevices: Int { slots.count }
+    public var trackedDevices: Int { devices.count }
 
     /// Beacon UUIDs held: those conditions name, plus retired ones not yet recycled. Sightings never add one.
-    public var beaconUUIDs: Int { beaconUUIDTable.count }
+    public var beaconUUIDs: Int { uuids.count }
 
     static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 }

@@ -1,0 +1,69 @@
+/// Every device's compact state, one slot each, found by device id with one dictionary lookup.
+/// A purged device's slot is reused, its generation bumped so timer entries made for the device
+/// before are recognised as stale.
+final class DeviceTable {
+    private var slots: [String: Int] = [:]
+    private var states: [DeviceState] = []
+    private var freeSlots: [Int] = []
+
+    /// Devices with any state held.
+    var count: Int { slots.count }
+    /// Slots ever made, free ones included: every slot is below this.
+    var slotCount: Int { states.count }
+    /// The slot of every device held, in no particular order.
+    var occupiedSlots: Dictionary<String, Int>.Values { slots.values }
+
+    /// A device's slot; nil while nothing is held for it.
+    func slot(_ deviceId: String) -> Int? { slots[deviceId] }
+
+    /// A device's slot, made (or a freed one reused) on first use; `isNew` then.
+    func claim(_ deviceId: String) -> (slot: Int, isNew: Bool) {
+        if let slot = slots[deviceId] { return (slot, false) }
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            states[slot] = DeviceState(id: deviceId, generation: states[slot].generation)
+        } else {
+            slot = states.count
+            states.append(DeviceState(id: deviceId))
+        }
+        slots[deviceId] = slot
+        return (slot, true)
+    }
+
+    /// Drops everything held for a device and frees its slot. Returns the records it had; nil
+    /// when nothing was held.
+    func free(_ deviceId: String) -> [CompactRecord]? {
+        guard let slot = slots.removeValue(forKey: deviceId) else { return nil }
+        let records = states[slot].records
+        states[slot] = DeviceState(id: "", generation: states[slot].generation &+ 1)
+        freeSlots.append(slot)
+        return records
+    }
+
+    /// The state in a slot, read and changed in place (never copied out and back: its arrays
+    /// would be copied on write).
+    subscript(slot: Int) -> DeviceState {
+        _read { yield states[slot] }
+        _modify { yield &states[slot] }
+    }
+
+    /// Drops every device's record of a condition that is gone. Returns how many were dropped.
+    func dropRecords(of entry: Int) -> Int {
+        var removed = 0
+        for slot in slots.values { removed += states[slot].dropRecords(of: entry) }
+        return removed
+    }
+
+    /// Per beacon UUID index below `indexCount`: whether any device still refers to it (a heard
+    /// beacon, its nearest beacon, a record's refinement), so it cannot be recycled.
+    func referencedUUIDs(indexCount: Int) -> [Bool] {
+        var referenced = [Bool](repeating: false, count: indexCount)
+        for device in states {
+            for heard in device.heard { referenced[Int(heard.beacon.uuid)] = true }
+            if let nearest = device.nearest { referenced[Int(nearest.beacon.uuid)] = true }
+            for record in device.records { if let refinement = record.refinement { referenced[Int(refinement.uuid)] = true } }
+        }
+        return referenced
+    }
+}
