@@ -11,10 +11,11 @@ import ZeroMQ
 /// a bus down for half a minute does not restart every service.
 enum HealthCommand {
     static let live = Option.flag("live", default: false, help: "a liveness probe: exit 0 when each answers, degraded or not")
+    static let flags = [CommandFlag(live)]
 
     static func run(_ args: CommandArguments, endpoints: Endpoints) throws -> Int32 {
         let names = Array(args.words.dropFirst())
-        let live = try args.command([CommandFlag(Self.live)])[Self.live]
+        let live = try args.command(Self.flags)[Self.live]
         let selected = Endpoints.services.filter { names.isEmpty || names.contains($0.name) || names.contains($0.option.name) }
         guard !selected.isEmpty else { throw UsageError("no service named \(names.joined(separator: ", "))") }
         let context = try Context()

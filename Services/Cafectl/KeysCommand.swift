@@ -17,7 +17,8 @@ enum KeysCommand {
     static let initFlags = [CommandFlag(owner)]
     static let addFlags = [CommandFlag(owner), CommandFlag(role), CommandFlag(service), CommandFlag(ClientCommands.device),
                            CommandFlag(ClientCommands.user), CommandFlag(ClientCommands.cafe)]
-    static let listFlags = [CommandFlag(json, .switchOnly)]
+    static let jsonSwitch = CommandFlag(json, .switchOnly)
+    static let listFlags = [jsonSwitch]
 
     static func run(_ args: CommandArguments) throws -> Int32 {
         let words = Array(args.words.dropFirst())

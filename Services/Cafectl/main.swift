@@ -13,9 +13,11 @@ func fail(_ message: String, code: Int32) -> Never {
 }
 
 var identity: Identity?
+var arguments: CommandArguments?
 do {
     let args = try CommandArguments.cafectl(Array(CommandLine.arguments.dropFirst()))
-    if args.words.isEmpty || args.words.first == "help" || args.helpRequested {
+    arguments = args
+    if args.words.isEmpty || args.words.first == "help" {
         print(help)
         exit(0)
     }
@@ -37,9 +39,16 @@ do {
     case "walk":
         exit(try WalkCommand.run(args, endpoints: endpoints))
     default:
-        let pretty = try args.values(taking: [CommandFlag(ClientCommands.pretty, .switchOnly)], refusingOthers: false)[ClientCommands.pretty]
+        let pretty = try args.values(taking: [ClientCommands.prettySwitch], refusingOthers: false)[ClientCommands.pretty]
         try ClientCommands(endpoints: endpoints, context: try Context(), pretty: pretty).run(args)
     }
+} catch let request as CommandHelp {
+    print(request.text(arguments?.words ?? []))
+    exit(0)
+} catch where arguments?.helpRequested == true {
+    // --help before the command could be told apart (no such command, too few words): all of it.
+    print(help)
+    exit(0)
 } catch let error as UsageError {
     fail(error.description, code: 2)
 } catch let error as ConfigurationError {
