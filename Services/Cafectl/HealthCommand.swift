@@ -10,18 +10,20 @@ import ZeroMQ
 /// orchestrator that replaces unhealthy tasks (Swarm, a Kubernetes liveness probe) uses this, so
 /// a bus down for half a minute does not restart every service.
 enum HealthCommand {
-    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
+    static let live = Option.flag("live", default: false, help: "a liveness probe: exit 0 when each answers, degraded or not")
+    static let flags = [CommandFlag(live)]
+
+    static func run(_ args: CommandArguments, endpoints: Endpoints) throws -> Int32 {
         let names = Array(args.words.dropFirst())
-        let live = try args.bool("live", default: false)
-        try args.checkAllUsed()
-        let selected = Endpoints.services.filter { names.isEmpty || names.contains($0.name) || names.contains($0.flag) }
+        let live = try args.command(Self.flags)[Self.live]
+        let selected = Endpoints.services.filter { names.isEmpty || names.contains($0.name) || names.contains($0.option.name) }
         guard !selected.isEmpty else { throw UsageError("no service named \(names.joined(separator: ", "))") }
         let context = try Context()
         var healthy = true
         for service in selected {
-            let client = try endpoints.client(service.flag, context: context, timeoutMilliseconds: min(endpoints.timeoutMilliseconds, 2_000))
+            let client = try endpoints.client(service.option, context: context, timeoutMilliseconds: min(endpoints.timeoutMilliseconds, 2_000))
             defer { client.close() }
-            var line: [String: Any] = ["service": service.name, "endpoint": endpoints[service.flag]]
+            var line: [String: Any] = ["service": service.name, "endpoint": endpoints[service.option]]
             do {
                 let status = try client.call(Op.health, Empty(), as: HealthStatus.self)
                 line["status"] = status.status
@@ -48,16 +50,16 @@ enum HealthCommand {
 
 /// `cafectl request <service> <op> [body-json]`: any op, the reply printed as received.
 enum RawRequestCommand {
-    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
-        try args.checkAllUsed()
+    static func run(_ args: CommandArguments, endpoints: Endpoints) throws -> Int32 {
+        _ = try args.command([])
         guard (3...4).contains(args.words.count) else { throw UsageError("usage: cafectl request <service> <op> [body-json]") }
-        guard let service = Endpoints.services.first(where: { $0.flag == args.words[1] || $0.name == args.words[1] }) else {
+        guard let service = Endpoints.services.first(where: { $0.option.name == args.words[1] || $0.name == args.words[1] }) else {
             throw UsageError("unknown service \(args.words[1])")
         }
         let body = args.words.count == 4 ? args.words[3] : "{}"
         let frame = Data("{\"op\":\(String(decoding: Wire.encode(args.words[2]), as: UTF8.self)),\"id\":\"cafectl\",\"body\":\(body)}".utf8)
         let context = try Context()
-        let client = try endpoints.client(service.flag, context: context)
+        let client = try endpoints.client(service.option, context: context)
         defer { client.close() }
         let reply = try client.send(raw: frame)
         FileHandle.standardOutput.write(reply + Data("\n".utf8))

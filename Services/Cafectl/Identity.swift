@@ -11,12 +11,14 @@ struct Identity {
     /// The principal's registry entry; nil in plain mode.
     let principal: Principal?
 
-    static let flagNames: Set<String> = ["keys", "as"]
+    static let keys = Option<String?>("keys", .path, help: "the campus key folder: act in deployed mode (CURVE), with --as")
+    static let name = Option<String?>("as", help: "the principal of --keys that cafectl acts as")
+    /// The flags every command takes to say who cafectl is; an empty variable counts as unset.
+    static let flags = [CommandFlag(keys, environment: "CAFE_KEYS"), CommandFlag(name, environment: "CAFE_AS")]
 
-    init(_ arguments: Arguments, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    init(_ values: CommandValues) throws {
         let logger = Logger(service: "cafectl", instance: "cafectl", minimum: .warning)
-        let keys = arguments.flags["keys"]?.last ?? environment["CAFE_KEYS"].flatMap { $0.isEmpty ? nil : $0 }
-        let name = arguments.flags["as"]?.last ?? environment["CAFE_AS"].flatMap { $0.isEmpty ? nil : $0 }
+        let keys = values[Self.keys], name = values[Self.name]
         guard let keys else {
             if let name { throw UsageError("--as \(name) needs --keys DIR: the key folder holding \(name).key and the registry") }
             security = .plain(logger: logger)
@@ -36,14 +38,17 @@ struct Identity {
 
     var isDeployed: Bool { security.mode == .deployed }
 
-    /// The value of a required `--device` or `--user` flag; acting as a phone, its own device or
-    /// user when the flag is left out (the service would take it from the key anyway).
-    func required(_ flag: String, _ args: inout Arguments) throws -> String {
-        if let value = args.string(flag) { return value }
-        if let principal, principal.role == .phone, let own = flag == "device" ? principal.deviceId : flag == "user" ? principal.userId : nil {
-            return own
-        }
-        throw UsageError("missing --\(flag)")
+    /// The device a command acts for: `--device`, or acting as a phone, its own (the service
+    /// would take it from the key anyway).
+    func device(_ values: CommandValues) throws -> String { try required(ClientCommands.device, values, own: \.deviceId) }
+
+    /// The user a command acts for: `--user`, or acting as a phone, its own.
+    func user(_ values: CommandValues) throws -> String { try required(ClientCommands.user, values, own: \.userId) }
+
+    private func required(_ option: Option<String?>, _ values: CommandValues, own: KeyPath<Principal, String?>) throws -> String {
+        if let value = values[option] { return value }
+        if let principal, principal.role == .phone, let own = principal[keyPath: own] { return own }
+        throw UsageError("missing --\(option.name)")
     }
 
     /// "operator (operator)", "phone-alice (phone device=D-alice user=alice)", or "the plain-mode developer".

@@ -9,15 +9,25 @@ import ZeroMQ
 enum KeysCommand {
     static let usage = "usage: cafectl keys init DIR [--owner UID[:GID]] | add DIR NAME --role R [--device D --user U | --cafe C | --service S] [--owner UID[:GID]] | revoke DIR NAME | list DIR [--json]"
 
-    static func run(_ args: inout Arguments) throws -> Int32 {
+    static let owner = Option<String?>("owner", help: "who must own the key files: UID[:GID] in numbers (the image runs as 10001:10001)")
+    static let role = Option<Role?>.optionalChoice("role", help: "the new principal's role")
+    static let service = Option<String?>("service", help: "a service key's service")
+    static let json = Option.flag("json", default: false, help: "one JSON line per principal")
+
+    static let initFlags = [CommandFlag(owner)]
+    static let addFlags = [CommandFlag(owner), CommandFlag(role), CommandFlag(service), CommandFlag(ClientCommands.device),
+                           CommandFlag(ClientCommands.user), CommandFlag(ClientCommands.cafe)]
+    static let jsonSwitch = CommandFlag(json, .switchOnly)
+    static let listFlags = [jsonSwitch]
+
+    static func run(_ args: CommandArguments) throws -> Int32 {
         let words = Array(args.words.dropFirst())
         guard let verb = words.first, words.count >= 2 else { throw UsageError(usage) }
         let folder = KeyFolder(words[1])
         switch verb {
         case "init":
             guard words.count == 2 else { throw UsageError("usage: cafectl keys init DIR [--owner UID[:GID]]") }
-            let owner = try args.string("owner").map(FileOwner.init)
-            try args.checkAllUsed()
+            let owner = try args.command(initFlags)[Self.owner].map(FileOwner.init)
             let made = try folder.initialize()
             if let owner { try owner.apply(to: [folder.path] + made.map { folder.keyPath($0.name) }) }
             say("created \(folder.registryPath) with \(made.count) principals, each key 0600\(owner.map { " owned by \($0)" } ?? ""):")
@@ -25,9 +35,9 @@ enum KeysCommand {
             say("act as the operator with: cafectl <command> --keys \(folder.path) --as \(KeyFolder.defaultOperator)")
         case "add":
             guard words.count == 3 else { throw UsageError("usage: cafectl keys add DIR NAME --role R [--device D --user U | --cafe C | --service S] [--owner UID[:GID]]") }
-            let candidate = try principal(named: words[2], &args)
-            let owner = try args.string("owner").map(FileOwner.init)
-            try args.checkAllUsed()
+            let flags = try args.command(addFlags)
+            let candidate = try principal(named: words[2], flags)
+            let owner = try flags[Self.owner].map(FileOwner.init)
             let added = try folder.add(name: candidate.name, role: candidate.role, service: candidate.service, deviceId: candidate.deviceId,
                                        userId: candidate.userId, cafeId: candidate.cafeId)
             if let owner { try owner.apply(to: [folder.keyPath(added.name)]) }
@@ -36,15 +46,13 @@ enum KeysCommand {
             say("running processes accept it within a second (kill -HUP them for at once); act as it with: --keys \(folder.path) --as \(added.name)")
         case "revoke":
             guard words.count == 3 else { throw UsageError("usage: cafectl keys revoke DIR NAME") }
-            try args.checkAllUsed()
+            _ = try args.command([])
             let removed = try folder.revoke(name: words[2])
             say("revoked \(removed.summary); its key file is deleted")
             say("running processes refuse it within a second, open connections included (kill -HUP them for at once)")
         case "list":
             guard words.count == 2 else { throw UsageError("usage: cafectl keys list DIR [--json]") }
-            let json = try args.bool("json", default: false)
-            try args.checkAllUsed()
-            try list(folder, json: json)
+            try list(folder, json: try args.command(listFlags)[Self.json])
         default:
             throw UsageError(usage)
         }
@@ -53,15 +61,12 @@ enum KeysCommand {
 
     /// The principal `add` is asked for, checked by the registry's own rules before the folder is
     /// touched, so a wrong scope is a usage error.
-    static func principal(named name: String, _ args: inout Arguments) throws -> Principal {
-        let roleText = try args.required("role")
-        guard let role = Role(rawValue: roleText) else {
-            throw UsageError("--role must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(roleText)\"")
-        }
+    static func principal(named name: String, _ flags: CommandValues) throws -> Principal {
+        let role = try flags.required(Self.role)
         let placeholder: String
         do { placeholder = try CurveKeyPair.generate().publicKey } catch { throw SecurityError("cannot make a CURVE key pair: \(error)") }
-        let principal = Principal(name: name, role: role, publicKey: placeholder, service: args.string("service"), deviceId: args.string("device"),
-                                  userId: args.string("user"), cafeId: args.string("cafe"))
+        let principal = Principal(name: name, role: role, publicKey: placeholder, service: flags[Self.service], deviceId: flags[ClientCommands.device],
+                                  userId: flags[ClientCommands.user], cafeId: flags[ClientCommands.cafe])
         do {
             _ = try KeyRegistry([principal])
         } catch {

@@ -1,41 +1,57 @@
 import Foundation
 import Messages
+import ServiceRuntime
 
 /// The notification commands, all answered by notification-service: registering a device (each
 /// registration is a launch, renewing an App Clip's 8-hour grant), reading its inbox, and the
 /// region reminders a user sets ("when I arrive at Caffè Macs, remind me …").
 extension ClientCommands {
-    func runNotify(_ args: inout Arguments) throws {
+    static let deliveryChannel = Option("channel", default: "bus", help: "how notifications reach the device")
+    static let language = Option("language", default: "en", help: "the language notifications are written in")
+    static let notificationAuthorization = Option.choice("authorization", default: NotificationAuthorization.authorized,
+                                                         help: "what the user allowed (App Clip: ephemeral, 8 h from each register)")
+    static let since = Option<String?>("since", help: "only notifications after this one")
+    static let limit = Option.count("limit", Int.min...Int.max, default: 50, help: "the most notifications listed")
+    static let reminderText = Option<String?>("text", help: "the reminder's text")
+    static let repeats = Option.flag("repeat", default: false, help: "remind on every arrival, not once")
+
+    static let notifyRegister = [CommandFlag(device), CommandFlag(user), CommandFlag(deliveryChannel), CommandFlag(language), CommandFlag(locale),
+                                 CommandFlag(notificationAuthorization)]
+    static let inbox = [CommandFlag(device), CommandFlag(since), integer(limit)]
+    static let reminderSet = [CommandFlag(device), CommandFlag(cafe), CommandFlag(reminderText), CommandFlag(repeats)]
+    static let reminderList = [CommandFlag(device), CommandFlag(includeDone)]
+    static let reminderCancel = [CommandFlag(device)]
+
+    func runNotify(_ args: CommandArguments) throws {
         let words = args.words
+        let identity = endpoints.identity
         switch (words[0], words.count > 1 ? words[1] : "") {
         case ("notify", "register"):
             try usage(words, 2, "notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]")
-            let request = RegisterDevice(deviceId: try endpoints.identity.required("device", &args), userId: args.string("user"), channel: args.string("channel") ?? "bus",
-                                         language: args.string("language") ?? "en", locale: args.string("locale") ?? "en_US",
-                                         authorization: try enumValue(NotificationAuthorization.self, args.string("authorization") ?? "authorized", "authorization"))
-            try args.checkAllUsed()
-            _ = try call("notify", Op.deviceRegister, request, as: Registration.self)
+            let flags = try values(args, Self.notifyRegister)
+            let request = RegisterDevice(deviceId: try identity.device(flags), userId: flags[Self.user], channel: flags[Self.deliveryChannel],
+                                         language: flags[Self.language], locale: flags[Self.locale], authorization: flags[Self.notificationAuthorization])
+            _ = try call(Endpoints.notify, Op.deviceRegister, request, as: Registration.self)
         case ("inbox", _):
             try usage(words, 1, "inbox --device D [--since <notification-id>] [--limit 50]")
-            let query = InboxQuery(deviceId: try endpoints.identity.required("device", &args), sinceId: args.string("since"), limit: try args.int("limit", default: 50))
-            try args.checkAllUsed()
-            _ = try call("notify", Op.inboxList, query, as: InboxReply.self)
+            let flags = try values(args, Self.inbox)
+            let query = InboxQuery(deviceId: try identity.device(flags), sinceId: flags[Self.since], limit: flags[Self.limit])
+            _ = try call(Endpoints.notify, Op.inboxList, query, as: InboxReply.self)
         case ("reminder", "set"):
             try usage(words, 2, "reminder set --device D --cafe C --text T [--repeat true]")
-            let request = SetReminder(deviceId: try endpoints.identity.required("device", &args), cafeId: try args.required("cafe"), text: try args.required("text"),
-                                      oneShot: !(try args.bool("repeat", default: false)))
-            try args.checkAllUsed()
-            _ = try call("notify", Op.reminderSet, request, as: RegionReminder.self)
+            let flags = try values(args, Self.reminderSet)
+            let request = SetReminder(deviceId: try identity.device(flags), cafeId: try flags.required(Self.cafe), text: try flags.required(Self.reminderText),
+                                      oneShot: !flags[Self.repeats])
+            _ = try call(Endpoints.notify, Op.reminderSet, request, as: RegionReminder.self)
         case ("reminder", "list"):
             try usage(words, 2, "reminder list --device D [--all true]")
-            let query = ReminderQuery(deviceId: try endpoints.identity.required("device", &args), includeDone: try args.bool("all", default: false))
-            try args.checkAllUsed()
-            _ = try call("notify", Op.reminderList, query, as: ReminderList.self)
+            let flags = try values(args, Self.reminderList)
+            let query = ReminderQuery(deviceId: try identity.device(flags), includeDone: flags[Self.includeDone])
+            _ = try call(Endpoints.notify, Op.reminderList, query, as: ReminderList.self)
         case ("reminder", "cancel"):
             try usage(words, 3, "reminder cancel <reminder-id> --device D")
-            let request = CancelReminder(deviceId: try endpoints.identity.required("device", &args), reminderId: words[2])
-            try args.checkAllUsed()
-            _ = try call("notify", Op.reminderCancel, request, as: RegionReminder.self)
+            let request = CancelReminder(deviceId: try identity.device(try values(args, Self.reminderCancel)), reminderId: words[2])
+            _ = try call(Endpoints.notify, Op.reminderCancel, request, as: RegionReminder.self)
         default:
             throw UsageError("unknown command \"\(words.joined(separator: " "))\" (see cafectl help)")
         }

@@ -10,12 +10,19 @@ import ZeroMQ
 /// publisher, with `seq` ≥ N (all three together narrow to one publisher's stream from a point,
 /// e.g. to watch a replay gap close). `--count` counts the messages printed.
 enum TailCommand {
-    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
+    static let count = Option.count("count", default: 0, help: "stop after this many messages printed (0: until Ctrl-C)")
+    static let stream = Option<String?>("stream", help: "only envelopes of this stream")
+    static let source = Option<String?>("source", help: "only envelopes from this publisher")
+    static let sinceSeq = Option<UInt64?>.optional("since-seq", .count(0...Int.max), help: "only envelopes with seq at least this") { UInt64($0) }
+    static let flags = [ClientCommands.prettySwitch, CommandFlag(count), CommandFlag(stream), CommandFlag(source),
+                        CommandFlag(sinceSeq, refusal: "a sequence number (0 or more)")]
+
+    static func run(_ args: CommandArguments, endpoints: Endpoints) throws -> Int32 {
         let prefixes = subscriptions(Array(args.words.dropFirst()), as: endpoints.identity)
-        let pretty = try args.bool("pretty", default: false)
-        let count = Int(try args.value("count", .count(0...Int.max), default: "0"))!
-        let filter = try TailFilter(&args)
-        try args.checkAllUsed()
+        let flags = try args.command(Self.flags)
+        let pretty = flags[ClientCommands.pretty]
+        let count = flags[Self.count]
+        let filter = TailFilter(stream: flags[Self.stream], source: flags[Self.source], sinceSeq: flags[Self.sinceSeq])
         let shutdown = ShutdownSignal()
         shutdown.installHandlers(logger: Logger(service: "cafectl", instance: "cafectl", minimum: .warning))
         let context = try Context()
@@ -24,7 +31,7 @@ enum TailCommand {
         try socket.setLinger(milliseconds: 0)
         try socket.setReceiveHighWaterMark(1_000_000)
         for prefix in prefixes { try socket.subscribe(prefix) }
-        try endpoints.connect(socket, to: "bus-sub")
+        try endpoints.connect(socket, to: Endpoints.busSub)
         var seen = 0
         var skipped = 0
         var perTopic: [String: Int] = [:]
@@ -100,15 +107,6 @@ struct TailFilter: CustomStringConvertible {
         self.sinceSeq = sinceSeq
     }
 
-    init(_ args: inout Arguments) throws {
-        stream = args.string("stream")
-        source = args.string("source")
-        if let text = args.string("since-seq") {
-            guard let value = UInt64(text) else { throw UsageError("--since-seq must be a sequence number (0 or more), not \"\(text)\"") }
-            sinceSeq = value
-        }
-    }
-
     var isActive: Bool { stream != nil || source != nil || sinceSeq != nil }
 
     /// Whether a message passes. With a filter set, a message that is not a two-frame envelope
@@ -136,14 +134,14 @@ struct TailFilter: CustomStringConvertible {
 
 /// `cafectl publish <topic> <envelope-json>`: sends one raw message to the bus, as any publisher would.
 enum PublishCommand {
-    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
-        try args.checkAllUsed()
+    static func run(_ args: CommandArguments, endpoints: Endpoints) throws -> Int32 {
+        _ = try args.command([])
         guard args.words.count == 3 else { throw UsageError("usage: cafectl publish <topic> <envelope-json>") }
         let context = try Context()
         let socket = try Socket(context, .pub)
         defer { socket.close() }
         try socket.setLinger(milliseconds: 1_000)
-        try endpoints.connect(socket, to: "bus-pub")
+        try endpoints.connect(socket, to: Endpoints.busPub)
         // A PUB socket drops what it sends before the bus has connected and passed subscriptions
         // upstream (the slow-joiner case); give the handshake a moment.
         usleep(300_000)

@@ -12,16 +12,20 @@ import ZeroMQ
 enum WalkCommand {
     static let usage = "usage: cafectl walk --device D [--seed 1] [--speed 1] [--from caffe-macs] [--to macs-coffee] [--campus deploy/campus.json]"
 
-    static func run(_ args: inout Arguments, endpoints: Endpoints) throws -> Int32 {
+    static let seed = Option<UInt64>(OptionSpec.count("seed", default: 1, help: "the walk's seed: the same seed, the same walk")) { UInt64($0) ?? 1 }
+    static let speed = Option.measure("speed", .positive, default: 1, help: "walk seconds per real second")
+    static let from = Option("from", default: "caffe-macs", help: "the café whose counter the phone visits first")
+    static let to = Option("to", default: "macs-coffee", help: "the café whose counter it visits next")
+    static let campus = Option("campus", .path, default: "deploy/campus.json", help: "the campus catalog the walk crosses")
+    static let flags = [CommandFlag(ClientCommands.device), CommandFlag(seed), CommandFlag(speed, refusal: "a number above 0"),
+                        CommandFlag(from), CommandFlag(to), CommandFlag(campus, environment: "CAFE_CAMPUS")]
+
+    static func run(_ args: CommandArguments, endpoints: Endpoints) throws -> Int32 {
         guard args.words.count == 1 else { throw UsageError(usage) }
-        let device = try endpoints.identity.required("device", &args)
-        let seedText = args.string("seed") ?? "1"
-        guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a whole number 0…\(UInt64.max), not \"\(seedText)\"") }
-        let speedText = args.string("speed") ?? "1"
-        guard let speed = Double(speedText), speed.isFinite, speed > 0 else { throw UsageError("--speed must be a number above 0, not \"\(speedText)\"") }
-        let from = args.string("from") ?? "caffe-macs", to = args.string("to") ?? "macs-coffee"
-        let campus = args.string("campus") ?? ProcessInfo.processInfo.environment["CAFE_CAMPUS"] ?? "deploy/campus.json"
-        try args.checkAllUsed()
+        let flags = try args.command(Self.flags)
+        let device = try endpoints.identity.device(flags)
+        let seed = flags[Self.seed], speed = flags[Self.speed]
+        let from = flags[Self.from], to = flags[Self.to], campus = flags[Self.campus]
         let walk: CampusWalk
         do {
             walk = try CampusWalk(catalog: try CampusCatalog.load(path: campus), from: from, to: to, seed: seed)
@@ -30,7 +34,7 @@ enum WalkCommand {
         }
 
         let context = try Context()
-        let client = try endpoints.client("ingest", context: context)
+        let client = try endpoints.client(Endpoints.ingest, context: context)
         defer { client.close() }
         let started = Date()
         let steps = walk.steps(start: Timestamp(started), scale: 1 / speed)

@@ -7,7 +7,7 @@ import RegionMonitorServer
 import ServiceRuntime
 
 /// The option parser every executable runs at start (flags, environment, typed kinds) and each
-/// service's settings read from it; and the tokenizer `cafectl` shares.
+/// service's settings read from it; and the tokenizer and command layer `cafectl` reads its commands with.
 ///
 /// An input is a program selector (its first byte) and NUL-separated words: `CAFE_NAME=value`
 /// words are the environment, the others the arguments.
@@ -47,18 +47,18 @@ enum OptionsTarget {
     }
 
     static func make() -> FuzzTarget {
-        FuzzTarget("options", "command lines and environments through Configuration and every service's settings; cafectl's tokenizer",
+        FuzzTarget("options", "command lines and environments through Configuration and every service's settings; cafectl's tokenizer and command layer",
                    seeds: { seeds() }) { input in
             let (index, arguments, environment) = split(input)
             guard index < programs.count else {
-                // cafectl: the tokenizer alone, with each way a flag can take its value.
+                // cafectl: the tokenizer alone, with each way a flag can take its value, then the command layer.
                 for form in [CommandLineTokens.Form.value, .boolean, .switchOnly] {
                     do {
                         let tokens = try CommandLineTokens(arguments) { _ in form }
                         if tokens.flags.count + tokens.words.count > arguments.count { return "the tokenizer made more of \(arguments) than was given: \(tokens)" }
                     } catch {}
                 }
-                return nil
+                return commandLine(arguments, environment: environment)
             }
             let program = programs[index]
             let config: Configuration
@@ -76,6 +76,25 @@ enum OptionsTarget {
             do { try program.settings(config) } catch {}
             return nil
         }
+    }
+
+    /// A command's flags as cafectl declares them: a switch, a repeated flag, a number in a
+    /// range, a choice, one that may be left out, one read from the environment.
+    static let pretty = Option.flag("pretty", default: false, help: "")
+    static let item = Option("item", default: "", help: "")
+    static let count = Option.count("count", 1...10_000, default: 1, help: "")
+    static let since = Option<UInt64?>.optional("since-seq", .count(0...Int.max), help: "") { UInt64($0) }
+    static let orders = Option("orders", .endpoint, default: "tcp://127.0.0.1:7430", help: "")
+    static let commandFlags = [CommandFlag(pretty, .switchOnly), CommandFlag(item, .repeated), CommandFlag(count), CommandFlag(since),
+                               CommandFlag(orders, environment: "CAFE_ORDERS_ENDPOINT")]
+
+    /// A command line through the command layer: refused or read, never trapping.
+    static func commandLine(_ arguments: [String], environment: [String: String]) -> String? {
+        guard let line = try? CommandArguments(arguments, switches: [commandFlags[0]], seeAlso: "fuzz"),
+              let values = try? line.values(taking: commandFlags, environment: environment) else { return nil }
+        if values[count] < 1 || values[count] > 10_000 { return "--count \(values[count]) passed its range check" }
+        _ = (values[pretty], values.every(item), values[since], values[orders])
+        return nil
     }
 
     /// Per program: its defaults, each option given as a flag (`--name value` and `--name=value`)
