@@ -59,6 +59,17 @@ extension Platform {
         return try client.call(Op.health, Empty(), as: HealthStatus.self).details
     }
 
+    /// Waits until the health details of `service` satisfy `condition` (`what` names it in the
+    /// failure); returns them. A call that fails (the service restarting) is asked again.
+    @discardableResult
+    func waitForHealth(_ service: String, _ what: String, _ context: Context, timeout: Double = 10,
+                       until condition: ([String: String]) -> Bool) throws -> [String: String] {
+        try eventually("\(service): \(what)", timeout: timeout) { () -> [String: String]? in
+            let details = try healthDetails(service, context)
+            return condition(details) ? details : nil
+        }
+    }
+
     /// The last seq of `stream` a service has published, from its health.
     func lastSeq(_ service: String, _ stream: String, _ context: Context) throws -> UInt64 {
         let client = try self.client(service, as: KeyFolder.defaultOperator, context: context)

@@ -37,8 +37,6 @@ final class BusWatcher {
     }
 
     private func waitUntilSubscribed(context: Context, busPub: String, as probeSecurity: SocketSecurity?) throws {
-        let topic = "probe.watcher.\(UUID().uuidString)."
-        try socket.subscribe(topic)
         let publisher = try Socket(context, .pub)
         defer { publisher.close() }
         try publisher.setLinger(milliseconds: 0)
@@ -49,19 +47,31 @@ final class BusWatcher {
             probe = Wire.encode(Envelope(type: .heartbeat, source: probeSecurity.name, stream: "probe", seq: 0, time: Timestamp(Date()),
                                          body: .heartbeat(Heartbeat(service: probeSecurity.name, streams: [:], replayEndpoint: "", epoch: "probe"))))
         }
-        let deadline = Date().addingTimeInterval(10)
+        try waitUntilHeard(from: publisher, probe: probe)
+    }
+
+    /// Returns once what `publisher` (connected to the bus's XSUB side) sends is forwarded: this
+    /// watcher subscribes to a probe topic of its own and `publisher` sends on it until it comes
+    /// back. The bus hands a newly connected publisher every subscription it holds before any
+    /// later one, so by then `publisher` also has the subscriptions of every consumer connected
+    /// before. Until then a PUB socket drops what it sends (the slow joiner). In deployed mode the
+    /// bus forwards only well-formed envelopes: pass one as `probe`.
+    func waitUntilHeard(from publisher: Socket, probe: Data = Data("{}".utf8), timeout: Double = 10) throws {
+        let topic = "probe.watcher.\(UUID().uuidString)."
+        try socket.subscribe(topic)
+        let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             try publisher.send(multipart: [Data(topic.utf8), probe])
             while let frames = try socket.receiveMultipart(timeoutMilliseconds: 20) {
                 if frames.first == Data(topic.utf8) {
-                    // Back through the bus: the publishers were sent every earlier subscription.
+                    // Back through the bus: the publisher was sent every earlier subscription.
                     try socket.unsubscribe(topic)
                     return
                 }
                 record(frames)
             }
         }
-        throw PlatformError("the watcher's subscription did not come back through the bus at \(busPub) within 10 s")
+        throw PlatformError("a probe published through the bus did not come back to the watcher within \(timeout) s")
     }
 
     /// Reads what has arrived, waiting at most `milliseconds` for the first message.
@@ -93,6 +103,20 @@ final class BusWatcher {
             try pump()
         } while Date() < deadline
         throw PlatformError("no message on \(prefix) within \(timeout) s; saw topics: \(Set(messages.map(\.topic)).sorted())")
+    }
+
+    /// Calls `send` until a message on a topic starting with `prefix` satisfies `match`, giving
+    /// each send a second to show; returns the message. For a sender that cannot know when the
+    /// bus has passed it the subscriptions (a `cafectl publish`, a PUB socket of another process),
+    /// and whose message may be sent more than once.
+    @discardableResult
+    func waitFor(_ prefix: String, timeout: Double = 10, resending send: () throws -> Void, where match: (Message) -> Bool = { _ in true }) throws -> Message {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            try send()
+            if let found = try? waitFor(prefix, timeout: min(1, max(0, deadline.timeIntervalSinceNow)), where: match) { return found }
+        } while Date() < deadline
+        throw PlatformError("no message on \(prefix) within \(timeout) s of sending again and again; saw topics: \(Set(messages.map(\.topic)).sorted())")
     }
 
     func all(_ prefix: String) -> [Message] { messages.filter { $0.topic.hasPrefix(prefix) } }

@@ -80,6 +80,8 @@ struct DeployedEdgeAccessTests {
         let refused = try eventually("both registered senders refused") { try health()["fixes.forbidden"] == "2" ? true : nil }
         #expect(refused)
         #expect(try eventually("the unknown key refused by ZAP") { (Int(try health()["zap.refused"] ?? "") ?? 0) >= 1 ? true : nil })
+        // Not a wait for something to happen: a quiet half second proving nothing more arrives
+        // (a plain PUSH never gets a session, so there is nothing of it to wait for).
         usleep(500_000)
         let after = try health()
         #expect(after["fixes.forbidden"] == "2", "a plain PUSH gets no session: nothing of it arrives")

@@ -74,7 +74,9 @@ struct HostileRequestTests {
         defer { fixes.close() }
         try fixes.setLinger(milliseconds: 0)
         try fixes.connect(platform.endpoint("region-fixes"))
-        usleep(300_000)
+        // A new PUB socket drops what it sends until the bus has passed it the consumers'
+        // subscriptions: wait until its probe comes back. (The PUSH queues until it connects.)
+        try watcher.waitUntilHeard(from: publisher)
         let deep = Data(#"{"v":1,"type":"heartbeat","id":"deep","source":"intruder","stream":"heartbeat","seq":1,"time":"2026-01-01T00:00:00.000Z","body":"#.utf8)
             + Self.nested(100_000) + Data("}".utf8)
         let bigSeq = Data(#"{"v":1,"type":"kitchen.ready","id":"big","source":"intruder","stream":"kitchen","seq":9223372036854775808,"time":"2026-01-01T00:00:00.000Z","body":{"orderId":"o","cafeId":"caffe-macs","at":"2026-01-01T00:00:00.000Z"}}"#.utf8)

@@ -1,6 +1,7 @@
 import Foundation
 import LoadTestKit
 import Testing
+import ZeroMQ
 
 /// `load-test run` while services are killed with SIGKILL and started again: its published and
 /// consumed figures count across the restart (the health counters start at 0 again), and the
@@ -18,18 +19,29 @@ struct LoadTestRestartTests {
             "--beacon-exit-seconds", "5", "--timeout", "8", "--retry-seconds", "0.5",
         ])
 
-        // 1.5 s in: beacon-ingest dies and comes straight back (its counters start at 0 again).
-        usleep(1_500_000)
+        let context = try Context()
+        func published(_ details: [String: String]) -> Int { Int(details["published.bestEffort"] ?? "") ?? 0 }
+        // The run under way (its first quarter second of sightings published, so load-test has
+        // read beacon-ingest's counters): beacon-ingest dies and comes straight back (its
+        // counters start at 0 again).
+        try platform.waitForHealth("beacon-ingest", "the run's sightings published", context, timeout: 30) { published($0) >= 250 }
         platform.kill9("beacon-ingest")
         try platform.start("beacon-ingest")
-        // 2.5 s in: order-service hangs for a second (the requests sent meanwhile sit in its
-        // socket), is killed -9 with them in flight, and is back half a second later: they get
-        // an answer only because they are sent again.
-        usleep(1_000_000)
+        // Once it publishes again and order-service has taken an order since, order-service hangs
+        // (the requests sent meanwhile sit in its socket), is killed -9 with one in flight, and is
+        // back half a second later: they get an answer only because they are sent again.
+        try platform.waitForHealth("beacon-ingest", "sightings published after its restart", context) { published($0) > 0 }
+        let ordersBefore = try platform.lastSeq("order-service", "order", context)
+        _ = try eventually("an order taken after beacon-ingest's restart") { try platform.lastSeq("order-service", "order", context) > ordersBefore ? true : nil }
         let orderService = try #require(platform.process("order-service"))
         kill(orderService.processIdentifier, SIGSTOP)
-        usleep(1_000_000)
+        let orderPort = try #require(platform.ports["order-service"])
+        _ = try eventually("a request of load-test's unread in the stopped order-service's socket", timeout: 5) {
+            TCPConnection.unread(at: orderPort, from: run.process.processIdentifier) ? true : nil
+        }
         platform.kill9("order-service")
+        // Not a wait: down for a moment, as a crashed container is, so the requests sent again
+        // first meet no one.
         usleep(500_000)
         try platform.start("order-service")
         let stderr = run.finish()

@@ -55,7 +55,9 @@ struct NotificationRecoveryTests {
         let expected = Set([first, second, third].flatMap { ["pickupReminder/\($0.orderId)", "orderReady/\($0.orderId)"] })
         _ = try eventually("all six notifications", timeout: 20) { Set(try kinds()) == expected ? true : nil }
 
-        // Give a duplicate every chance (heartbeats every second, replays, the reminder timer), then count.
+        // Give a duplicate every chance (heartbeats every second, replays, the reminder timer), then
+        // count: not a wait for something to happen (all six were awaited above) but a quiet
+        // period proving nothing more arrives.
         usleep(2_500_000)
         let settled = try NotificationTests.inbox(notify, device)
         #expect(settled.count == 6, "\(settled.map { "\($0.kind.rawValue)/\($0.orderId ?? "")" })")

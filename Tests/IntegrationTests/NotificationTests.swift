@@ -170,6 +170,8 @@ struct NotificationTests {
         let done = try notify.call(Op.reminderList, ReminderQuery(deviceId: device, includeDone: true), as: ReminderList.self).reminders
         #expect(done.map(\.state) == [.fired])
         #expect(try notify.call(Op.reminderList, ReminderQuery(deviceId: device), as: ReminderList.self).reminders.isEmpty)
+        // One-shot: a quiet second and a half (the phone's sightings still fresh) proves no second
+        // reminder arrives; not a wait for something to happen.
         usleep(1_500_000)
         #expect(try Self.inbox(notify, device).filter { $0.kind == .regionReminder }.count == 1)
     }

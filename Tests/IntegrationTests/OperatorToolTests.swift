@@ -24,7 +24,9 @@ struct OperatorToolTests {
         tail.standardError = try FileHandle(forWritingTo: platform.root.appendingPathComponent("tail.err").creatingEmptyFile())
         try tail.run()
         defer { if tail.isRunning { kill(tail.processIdentifier, SIGKILL) } }
-        usleep(400_000)
+        // Its subscription is live once it prints the first message (every service heartbeats each second).
+        func printed() -> String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
+        _ = try eventually("cafectl tail printing the bus") { printed().contains("\"topic\":\"heartbeat.") ? true : nil }
 
         let load = Process()
         load.executableURL = platform.bin.appendingPathComponent("load-test")
@@ -41,7 +43,10 @@ struct OperatorToolTests {
         #expect(measured.contains { $0.step == "sighting → region event" && $0.milliseconds > 0 })
         #expect(measured.contains { $0.step == "order placed → ready notification" && $0.milliseconds > 0 })
 
-        usleep(500_000)
+        // Stopped once it has printed a message of each step load-test drove (the last ones may still be on their way).
+        let expected = ["device.", "sighting.", "region.event.campus.", "region.nearest.", "order.placed.", "order.accepted.", "kitchen.bumped.",
+                        "kitchen.ready.", "order.ready.", "notify.delivery.", "heartbeat."]
+        _ = try? eventually("cafectl tail printing every step") { expected.allSatisfy { printed().contains("\"topic\":\"\($0)") } ? true : nil }
         kill(tail.processIdentifier, SIGINT)
         tail.waitUntilExit()
         #expect(tail.terminationStatus == 0)
@@ -55,8 +60,7 @@ struct OperatorToolTests {
             _ = try Wire.decodeEnvelope(try JSONSerialization.data(withJSONObject: envelope))
             topics.append(topic)
         }
-        for prefix in ["device.", "sighting.", "region.event.campus.", "region.nearest.", "order.placed.", "order.accepted.", "kitchen.bumped.",
-                       "kitchen.ready.", "order.ready.", "notify.delivery.", "heartbeat."] {
+        for prefix in expected {
             #expect(topics.contains { $0.hasPrefix(prefix) }, "tail showed no \(prefix) message")
         }
         let summary = try String(contentsOf: platform.root.appendingPathComponent("tail.err"), encoding: .utf8)

@@ -64,7 +64,9 @@ struct RecoveryTests {
             let inbox = try notify.call(Op.inboxList, InboxQuery(deviceId: device), as: InboxReply.self)
             return inbox.notifications.count >= 2 ? inbox : nil
         }
-        // Give any duplicate a chance to arrive (heartbeats run every second), then count.
+        // Give any duplicate a chance to arrive (heartbeats run every second), then count: not a
+        // wait for something to happen (the two were awaited above) but a quiet period proving
+        // nothing more arrives.
         usleep(2_500_000)
         let settled = try notify.call(Op.inboxList, InboxQuery(deviceId: device), as: InboxReply.self)
         #expect(settled.notifications.count == 2)

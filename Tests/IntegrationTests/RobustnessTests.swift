@@ -56,16 +56,19 @@ struct RobustnessTests {
         let context = try Context()
         let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["deadletter."], probe: platform.busPub)
         defer { watcher.close() }
-        usleep(300_000)
+        // Published again until the dead letter shows: the consumers' subscriptions may still be
+        // on their way through the bus when the first one goes out.
         let bogus = #"{"v":1,"type":"order.exploded","id":"x","source":"intruder","stream":"order","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{}}"#
-        let published = try platform.cafectl(["publish", "order.placed.caffe-macs.", bogus])
-        #expect(published.status == 0, "\(published.err)")
-        let letter = try watcher.waitFor("deadletter.kitchen-display.")
+        let letter = try watcher.waitFor("deadletter.kitchen-display.", timeout: 20, resending: {
+            let published = try platform.cafectl(["publish", "order.placed.caffe-macs.", bogus])
+            #expect(published.status == 0, "\(published.err)")
+        })
         guard case .deadLetter(let d) = letter.envelope.body else { Issue.record("not a dead letter"); return }
         #expect(d.code == "message.unknownType" && d.topic == "order.placed.caffe-macs." && d.message.contains("order.exploded"))
         let missing = #"{"v":1,"type":"order.placed","id":"y","source":"intruder","stream":"order","seq":1,"time":"2026-01-01T00:00:00.000Z","body":{"at":"2026-01-01T00:00:00.000Z"}}"#
-        _ = try platform.cafectl(["publish", "order.placed.caffe-macs.", missing])
-        let second = try watcher.waitFor("deadletter.notification-service.") { if case .deadLetter(let d) = $0.envelope.body { d.excerpt.contains(#""id":"y""#) } else { false } }
+        let second = try watcher.waitFor("deadletter.notification-service.", timeout: 20, resending: {
+            _ = try platform.cafectl(["publish", "order.placed.caffe-macs.", missing])
+        }, where: { if case .deadLetter(let d) = $0.envelope.body { d.excerpt.contains(#""id":"y""#) } else { false } })
         guard case .deadLetter(let d2) = second.envelope.body else { return }
         #expect(d2.code == "message.malformed", "\(d2)")
         #expect(d2.message.contains("missing field body.order"), "\(d2)")
@@ -88,8 +91,13 @@ struct RobustnessTests {
         defer { platform.stop() }
         try platform.start(busAnd: ["region-monitor", "order-service"])
         platform.kill9("bus")
-        // Give it time to notice: its publisher and subscription now redial a port nobody listens on.
-        Thread.sleep(forTimeInterval: 0.5)
+        // Once it has noticed, its publisher and subscription redial a port nobody listens on:
+        // wait until no connection to the bus's ports is left open (or half-closed, the bus's end
+        // gone and the service's not yet closed).
+        let busPorts = ["bus-xsub", "bus-xpub"].compactMap { platform.ports[$0] }
+        _ = try eventually("every connection to the dead bus closed") { () -> Bool? in
+            TCPConnection.all().contains { $0.isOpen && busPorts.contains($0.remotePort) } ? nil : true
+        }
         let stopped = try #require(platform.terminate(service), "\(service) still running 5 s after SIGTERM with the bus gone")
         #expect(stopped.seconds < 2, "\(service) took \(stopped.seconds) s with the bus gone")
         #expect(stopped.status == 0)

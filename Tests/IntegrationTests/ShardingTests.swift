@@ -6,9 +6,11 @@ import ZeroMQ
 
 /// Two beacon-ingest shards and two region-monitor shards, as docker-compose runs them, as real
 /// processes: each device is served by the shard FNV-1a(deviceId) mod 2 names, and by no other.
-/// One platform serves all three checks: five processes started once, not three times, keep the
-/// load on the machine (and on the timing-sensitive tests running beside these) down.
-@Suite
+/// One platform serves all four checks (the suite's `ShardedPlatform.Scope` starts it before the
+/// first and stops it after the last): five processes started once, not four times, keep the load
+/// on the machine (and on the timing-sensitive tests running beside these) down. The checks run
+/// one at a time, each with devices of its own, so none depends on another having run.
+@Suite(.serialized, ShardedPlatform.Scope())
 struct ShardingTests {
     static let uuid = "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30"
     static let shards = 2
@@ -18,76 +20,10 @@ struct ShardingTests {
         (0...).lazy.map { "\(prefix)\($0)" }.first { Topic.shard(of: $0, count: shards) == shard }!
     }
 
-    /// The bus, beacon-ingest-s0/s1 and region-monitor-s0/s1 on free loopback ports.
-    final class ShardedPlatform {
-        let children: ChildProcesses
-        let ports: [String: Int]
-
-        init() throws {
-            children = try ChildProcesses()
-            let names = ["bus-xsub", "bus-xpub", "bus"] + (0..<ShardingTests.shards).flatMap { ["beacon-ingest-s\($0)", "region-monitor-s\($0)", "region-fixes-s\($0)"] }
-            ports = Dictionary(uniqueKeysWithValues: zip(names, try LoopbackPorts.free(names.count)))
-        }
-
-        func endpoint(_ name: String) -> String { "tcp://127.0.0.1:\(ports[name]!)" }
-
-        func start() throws {
-            let campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("deploy/campus.json").path
-            try children.start("bus", executable: "bus", arguments: ["--xsub", endpoint("bus-xsub"), "--xpub", endpoint("bus-xpub"), "--listen", endpoint("bus")])
-            try children.waitHealthy("bus", endpoint: endpoint("bus"))
-            for shard in 0..<ShardingTests.shards {
-                for service in ["beacon-ingest", "region-monitor"] {
-                    let instance = "\(service)-s\(shard)"
-                    var arguments = ["--listen", endpoint(instance), "--bus-pub", endpoint("bus-xsub"), "--bus-sub", endpoint("bus-xpub"),
-                                     "--data-dir", try children.folder(instance).path, "--instance", instance,
-                                     "--shards", "\(ShardingTests.shards)", "--shard", "\(shard)"]
-                    if service == "region-monitor" { arguments += ["--campus", campus, "--fix-listen", endpoint("region-fixes-s\(shard)")] }
-                    if service == "beacon-ingest" { arguments += ["--fix-endpoints", endpoint("region-fixes-s\(shard)")] }
-                    try children.start(instance, executable: service, arguments: arguments, environment: environmentWithoutCafeVariables())
-                }
-            }
-            for name in ports.keys where name.hasPrefix("beacon-ingest") || name.hasPrefix("region-monitor") {
-                let status = try children.waitHealthy(name, endpoint: endpoint(name))
-                #expect(status.instance == name)
-                if name.hasPrefix("beacon-ingest") { #expect(status.details["shard"] == String(name.last!), "\(name): \(status.details)") }
-            }
-        }
-
-        func stop() { children.stop() }
-    }
-
-    @Test("two shards of beacon-ingest and region-monitor: wrong shard refused, events from the owning shard, batches judged per report")
-    func shardedPlatform() throws {
-        let platform = try ShardedPlatform()
-        defer { platform.stop() }
-        try platform.start()
+    @Test("a device sent to the other shard's beacon-ingest is refused with ingest.wrongShard; its own shard takes it")
+    func wrongShard() throws {
+        let platform = try ShardedPlatform.running()
         let context = try Context()
-        try wrongShard(platform, context)
-        try regionEventsComeFromTheOwningShard(platform, context)
-        try batch(platform, context)
-        try noCrossShardCatchUp(platform, context)
-    }
-
-    /// Each region-monitor shard follows its own beacon-ingest shard's device stream and never
-    /// catches up on the other's (issue 16): the heartbeat names its shard, whose topics this
-    /// consumer does not subscribe to.
-    func noCrossShardCatchUp(_ platform: ShardedPlatform, _ context: Context) throws {
-        // Heartbeats every second: two of them from each shard.
-        usleep(2_500_000)
-        for shard in 0..<Self.shards {
-            let other = (shard + 1) % Self.shards
-            let client = RequestClient(context: context, endpoint: platform.endpoint("region-monitor-s\(shard)"))
-            defer { client.close() }
-            let details = try client.call(Op.health, Empty(), as: HealthStatus.self).details
-            #expect(details["cursor.beacon-ingest-s\(shard)/device"] != nil, "\(details)")
-            #expect(details["cursor.beacon-ingest-s\(other)/device"] == nil, "region-monitor-s\(shard) follows shard \(other): \(details)")
-            #expect(details["reasons"] == nil, "\(details)")
-        }
-    }
-
-    /// A device sent to the other shard's beacon-ingest is refused with ingest.wrongShard; its own shard takes it.
-    func wrongShard(_ platform: ShardedPlatform, _ context: Context) throws {
         for shard in 0..<Self.shards {
             let device = Self.deviceID("wrong-shard-phone-", inShard: shard)
             let other = "beacon-ingest-s\((shard + 1) % Self.shards)"
@@ -108,8 +44,10 @@ struct ShardingTests {
         }
     }
 
-    /// Sightings on a device's own shard become region events from that shard's region-monitor only.
-    func regionEventsComeFromTheOwningShard(_ platform: ShardedPlatform, _ context: Context) throws {
+    @Test("sightings on a device's own shard become region events from that shard's region-monitor only")
+    func regionEventsComeFromTheOwningShard() throws {
+        let platform = try ShardedPlatform.running()
+        let context = try Context()
         let watcher = try BusWatcher(context: context, endpoint: platform.endpoint("bus-xpub"), prefixes: ["sighting.", "region.", "deadletter."], probe: platform.endpoint("bus-xsub"))
         defer { watcher.close() }
         try watcher.pump(milliseconds: 300)
@@ -153,8 +91,10 @@ struct ShardingTests {
         #expect(watcher.all("deadletter.").isEmpty, "\(watcher.all("deadletter.").map(\.envelope.body))")
     }
 
-    /// ingest.batch judges each report alone: counts for a good one, an error for a malformed or foreign one.
-    func batch(_ platform: ShardedPlatform, _ context: Context) throws {
+    @Test("ingest.batch judges each report alone: counts for a good one, an error for a malformed or foreign one")
+    func batch() throws {
+        let platform = try ShardedPlatform.running()
+        let context = try Context()
         let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest-s0"))
         defer { ingest.close() }
 
@@ -179,5 +119,48 @@ struct ShardingTests {
         #expect(second.accepted == 0 && second.rejected == 0)
         #expect(third.error?.code == "ingest.wrongShard", "\(third)")
         #expect(reply.accepted == first.accepted && reply.rejected == 0)
+    }
+
+    /// Each region-monitor shard follows its own beacon-ingest shard's device stream and never
+    /// catches up on the other's (issue 16): the heartbeat names its shard, whose topics this
+    /// consumer does not subscribe to.
+    @Test("each region-monitor shard follows its own beacon-ingest shard's device stream, and never catches up on the other's")
+    func noCrossShardCatchUp() throws {
+        let platform = try ShardedPlatform.running()
+        let context = try Context()
+        let watcher = try BusWatcher(context: context, endpoint: platform.endpoint("bus-xpub"), prefixes: ["heartbeat."], probe: platform.endpoint("bus-xsub"))
+        defer { watcher.close() }
+        // A device event on each shard, applied by that shard's region-monitor.
+        var published: [Int: UInt64] = [:]
+        for shard in 0..<Self.shards {
+            let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest-s\(shard)"))
+            defer { ingest.close() }
+            let device = Self.deviceID("catch-up-phone-", inShard: shard)
+            _ = try ingest.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .whenInUse, foreground: true)), as: IngestResult.self)
+            let seq = try #require(try platform.health("beacon-ingest-s\(shard)", context).streams["device"])
+            published[shard] = seq
+            _ = try eventually("region-monitor-s\(shard) applies its shard's device event") {
+                try platform.health("region-monitor-s\(shard)", context).details["cursor.beacon-ingest-s\(shard)/device"] == "\(seq)" ? true : nil
+            }
+        }
+        // Every region-monitor hears the other shard's heartbeats naming that event: two of them
+        // from each shard (a second apart), so each consumer has had the first in hand a second.
+        for shard in 0..<Self.shards {
+            let source = "beacon-ingest-s\(shard)", seq = published[shard]!
+            _ = try eventually("two heartbeats of \(source) naming device seq \(seq)") { () -> Bool? in
+                try watcher.pump()
+                let naming = watcher.all("heartbeat.").filter {
+                    if $0.envelope.source == source, case .heartbeat(let h) = $0.envelope.body { (h.streams["device"] ?? 0) >= seq } else { false }
+                }
+                return naming.count >= 2 ? true : nil
+            }
+        }
+        for shard in 0..<Self.shards {
+            let other = (shard + 1) % Self.shards
+            let details = try platform.health("region-monitor-s\(shard)", context).details
+            #expect(details["cursor.beacon-ingest-s\(shard)/device"] != nil, "\(details)")
+            #expect(details["cursor.beacon-ingest-s\(other)/device"] == nil, "region-monitor-s\(shard) follows shard \(other): \(details)")
+            #expect(details["reasons"] == nil, "\(details)")
+        }
     }
 }

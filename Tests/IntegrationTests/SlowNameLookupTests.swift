@@ -10,13 +10,19 @@ import Testing
 /// /etc/resolv.conf names 127.0.0.1, where a UDP socket reads every query and answers none.
 @Suite("A DNS server that never answers", .serialized)
 struct SlowNameLookupTests {
+    /// Reads every query, answers none, and prints the name each one asks for.
     static let blackhole = """
         import socket
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.bind(("127.0.0.1", 53))
         print("ready", flush=True)
         while True:
-            s.recvfrom(4096)
+            query, _ = s.recvfrom(4096)
+            labels, i = [], 12
+            while i < len(query) and query[i]:
+                labels.append(query[i + 1:i + 1 + query[i]].decode(errors="replace"))
+                i += 1 + query[i]
+            print("query " + ".".join(labels), flush=True)
         """
 
     @Test("kitchen-display with its bus behind a name that never resolves: health answers at once, and SIGTERM ends it within 2 s")
@@ -42,16 +48,17 @@ struct SlowNameLookupTests {
             mount --bind \(resolv.path) /etc/resolv.conf
             /usr/bin/python3 \(dns.path) > \(root.path)/dns.out 2>&1 &
             for _ in $(seq 50); do grep -q ready \(root.path)/dns.out 2>/dev/null && break; sleep 0.1; done
-            getent hosts bus.example.invalid > /dev/null & LOOKUP=$!
+            getent hosts lookup.example.invalid > /dev/null & LOOKUP=$!
             "\(bin.path)/kitchen-display" --listen tcp://127.0.0.1:7440 --bus-pub tcp://bus.example.invalid:7401 \
                 --bus-sub tcp://bus.example.invalid:7402 --data-dir \(root.path)/data > \(root.path)/kitchen.log 2>&1 &
             K=$!
-            sleep 1
+            # Until kitchen-display's lookup of the bus's name has reached the silent server.
+            for _ in $(seq 100); do grep -q 'query bus.example.invalid' \(root.path)/dns.out && break; sleep 0.1; done
+            grep -q 'query bus.example.invalid' \(root.path)/dns.out && echo "service lookup waiting"
             for i in 1 2 3; do
               "\(bin.path)/cafectl" health kitchen-display --kitchen tcp://127.0.0.1:7440 --timeout-ms 2000 2>&1 \\
                 | grep -o '"status":"[a-z]*"' | sed 's/^/health /' 
             done
-            sleep 0.2
             kill -0 $LOOKUP 2>/dev/null && echo "lookup still waiting"
             start=$(date +%s%N)
             kill -TERM $K
@@ -64,7 +71,9 @@ struct SlowNameLookupTests {
         let result = try runCommand(URL(fileURLWithPath: "/usr/bin/unshare"), ["--net", "--mount", "bash", scriptFile.path], timeout: 60)
         let lines = result.out.split(separator: "\n").map(String.init)
         let log = (try? String(contentsOf: root.appendingPathComponent("kitchen.log"), encoding: .utf8)) ?? ""
-        // The set-up holds: a lookup of the name was still waiting on the silent server.
+        // The set-up holds: kitchen-display asked the silent server for the bus's name, and a
+        // lookup started before it was still waiting for an answer.
+        #expect(lines.contains("service lookup waiting"), "\(result.out) \(result.err)")
         #expect(lines.contains("lookup still waiting"), "\(result.out) \(result.err)")
         // Health answered every time, ok or degraded (the bus is out of reach), never "unreachable".
         let health = lines.filter { $0.hasPrefix("health ") }

@@ -74,6 +74,8 @@ struct StorageFailureTests {
         let expected = ([first] + later).map(\.orderId)
         _ = try eventually("every ready order notified after space came back", timeout: 30) { Set(try readyOrders()) == Set(expected) ? true : nil }
         _ = try eventually("health ok again", timeout: 25) { try health().status == "ok" ? true : nil }
+        // Not a wait for something to happen (every order was awaited above): a quiet second and a
+        // half, heartbeats and replays going on, proving no notification comes twice.
         usleep(1_500_000)
         let ready = try readyOrders()
         #expect(ready.count == expected.count && Set(ready) == Set(expected), "each exactly once: \(ready)")
@@ -154,12 +156,13 @@ struct SheddingTests {
             _ = try LocationTests.report(ingest, device, sightings: sightings)
         }
         func health() throws -> HealthStatus { try region.call(Op.health, Empty(), as: HealthStatus.self) }
-        // Sightings reach region-monitor (its position in beacon-ingest's numbering is stored).
+        // Sightings reach region-monitor, and its position in beacon-ingest's numbering is stored:
+        // the consumer stores it in the transaction that counts them, and health answers between
+        // transactions, so a count health reports is committed.
         _ = try eventually("sightings consumed") { () -> Bool? in
             try sight(3)
             return Int(try health().details["sightings.consumed"] ?? "0") ?? 0 >= 3 ? true : nil
         }
-        usleep(300_000)
         platform.kill9("region-monitor")
         // Published to a bus nobody is subscribed to for them: shed. `shed.` counts messages, and
         // beacon-ingest publishes one sighting.batch per report, so 40 reports are 40 messages.
