@@ -68,7 +68,7 @@ let package = Package(
                                                     "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer"], path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
-        .testTarget(name: "ServiceTests", dependencies: ["TestSupport", "BusCore", "BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Policy", "Campus"], path: "Tests/ServiceTests"),
+        .testTarget(name: "CoreTests", dependencies: ["TestSupport", "BusCore", "BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Policy", "Campus"], path: "Tests/CoreTests"),
         .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
         .testTarget(name: "RegionServerTests", dependencies: ["TestSupport", "RegionMonitorServer", "RegionMonitorCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite", "ZeroMQ"],
                     path: "Tests/RegionServerTests"),
