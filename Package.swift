@@ -12,8 +12,8 @@ func service(_ folder: String, executable: String, prefix: String,
              coreDependencies: [Target.Dependency] = [], serverDependencies: [Target.Dependency] = []) -> [Target] {
     let core = "\(prefix)Core", server = "\(prefix)Server"
     return [
-        .target(name: core, dependencies: ["Messages", "Campus"] + coreDependencies, path: "Services/\(folder)/Core"),
-        .target(name: server, dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Campus", "ZeroMQ", "SQLite"] + serverDependencies,
+        .target(name: core, dependencies: ["Messages", "Policy", "Campus"] + coreDependencies, path: "Services/\(folder)/Core"),
+        .target(name: server, dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Policy", "Campus", "ZeroMQ", "SQLite"] + serverDependencies,
                 path: "Services/\(folder)/Server"),
         .executableTarget(name: executable, dependencies: [.target(name: server), .target(name: core), "ServiceRuntime", "Campus"],
                           path: "Services/\(folder)/Main"),
@@ -39,14 +39,17 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
         .target(name: "Messages", path: "Shared/Messages", exclude: ["PROTOCOL.md"]),
+        // Who may do what: the op table, the bus's publish and subscribe rules, stream owners and
+        // Core Location's authorization policy. Built on Messages; Messages never needs it.
+        .target(name: "Policy", dependencies: ["Messages"], path: "Shared/Policy"),
         .target(name: "Campus", dependencies: ["Messages"], path: "Shared/Campus"),
-        .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages", "Campus"], path: "Shared/ServiceRuntime"),
+        .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages", "Policy", "Campus"], path: "Shared/ServiceRuntime"),
         .target(name: "Metrics", path: "Shared/Metrics"),
     ]
     + [
         // The bus's pure rules (its subscription ledger) apart from the proxy, so tests reach them.
         .target(name: "BusCore", dependencies: ["Messages"], path: "Services/Bus/Core"),
-        .executableTarget(name: "bus", dependencies: ["BusCore", "ServiceRuntime", "ZeroMQ", "Messages"], path: "Services/Bus", exclude: ["Core"]),
+        .executableTarget(name: "bus", dependencies: ["BusCore", "ServiceRuntime", "ZeroMQ", "Messages", "Policy"], path: "Services/Bus", exclude: ["Core"]),
     ]
     + service("BeaconIngest", executable: "beacon-ingest", prefix: "BeaconIngest")
     + service("RegionMonitor", executable: "region-monitor", prefix: "RegionMonitor")
@@ -54,31 +57,31 @@ let package = Package(
     + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
-        .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Campus"], path: "Services/Cafectl"),
+        .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl"),
         // load-test's drivers, reports and commands, a library its tests import; the executable only dispatches.
-        .target(name: "LoadTestKit", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
+        .target(name: "LoadTestKit", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Policy", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
                 path: "Services/LoadTest/Kit"),
         .executableTarget(name: "load-test", dependencies: ["LoadTestKit", "ServiceRuntime"], path: "Services/LoadTest/Main"),
         // Test helpers every test target shares (a clock in the test's hand, refusal codes); never shipped.
-        .target(name: "TestSupport", dependencies: ["Messages"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["Messages", "Policy"], path: "Tests/Support"),
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
                                                     "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer"], path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
-        .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
-        .testTarget(name: "ServiceTests", dependencies: ["TestSupport", "BusCore", "BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Campus"], path: "Tests/ServiceTests"),
-        .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
-        .testTarget(name: "RegionServerTests", dependencies: ["TestSupport", "RegionMonitorServer", "RegionMonitorCore", "ServiceRuntime", "Messages", "Campus", "SQLite", "ZeroMQ"],
+        .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
+        .testTarget(name: "CoreTests", dependencies: ["TestSupport", "BusCore", "BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Policy", "Campus"], path: "Tests/CoreTests"),
+        .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
+        .testTarget(name: "RegionServerTests", dependencies: ["TestSupport", "RegionMonitorServer", "RegionMonitorCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite", "ZeroMQ"],
                     path: "Tests/RegionServerTests"),
-        .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "Campus", "SQLite"], path: "Tests/NotifyServerTests"),
-        .testTarget(name: "IngestServerTests", dependencies: ["TestSupport", "BeaconIngestServer", "BeaconIngestCore", "ServiceRuntime", "Messages", "SQLite", "ZeroMQ"],
+        .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite"], path: "Tests/NotifyServerTests"),
+        .testTarget(name: "IngestServerTests", dependencies: ["TestSupport", "BeaconIngestServer", "BeaconIngestCore", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
                     path: "Tests/IngestServerTests"),
-        .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "SQLite"],
+        .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime"], path: "Tests/LoadTestKitTests"),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import BusCore
 import Foundation
 import Messages
+import Policy
 import ServiceRuntime
 import ZeroMQ
 

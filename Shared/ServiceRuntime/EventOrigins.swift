@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 
 /// A consumer's check that an event comes from the publisher its stream belongs to
 /// (`StreamOwners`), before anything of it is applied, a cursor moves or a replay endpoint is

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import ZeroMQ
 
 /// Dispatches requests by `op` to typed handlers and turns every failure into a typed error reply.

@@ -1,6 +1,7 @@
 @testable import BeaconIngestServer
 import Foundation
 import Messages
+import Policy
 import Testing
 import TestSupport
 

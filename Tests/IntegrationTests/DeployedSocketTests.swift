@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import ServiceRuntime
 import Testing
 import TestSupport

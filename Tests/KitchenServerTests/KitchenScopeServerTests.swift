@@ -2,6 +2,7 @@ import Foundation
 import KitchenCore
 @testable import KitchenServer
 import Messages
+import Policy
 import ServiceRuntime
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 @testable import NotifyServer
+import Policy
 import Testing
 import TestSupport
 

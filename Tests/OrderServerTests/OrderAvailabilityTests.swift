@@ -2,6 +2,7 @@ import Campus
 import Foundation
 import Messages
 @testable import OrderServer
+import Policy
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 @testable import OrderServer
+import Policy
 import ServiceRuntime
 import Testing
 import TestSupport

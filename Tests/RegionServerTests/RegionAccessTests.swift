@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 @testable import RegionMonitorServer
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import Testing
 
 /// What the bus lets a key publish and subscribe to (issue 13), and the one-pass reader of an

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import Testing
 
 /// Keeps the manuals' tables and links true to the repository and the code: the README stays a

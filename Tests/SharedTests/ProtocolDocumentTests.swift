@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import Testing
 
 /// Keeps `Shared/Messages/PROTOCOL.md` honest: every example decodes with the real types, and every

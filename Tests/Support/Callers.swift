@@ -1,4 +1,5 @@
 import Messages
+import Policy
 
 /// The principals the access tests call as, as the key registry would hold them. Past the
 /// connection nothing checks the key itself, so any 40 characters do.

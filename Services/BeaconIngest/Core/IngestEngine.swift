@@ -1,4 +1,5 @@
 import Messages
+import Policy
 
 /// What one batch from a phone amounts to: the reply, and what the shell must store and publish.
 public struct IngestOutcome: Sendable, Equatable {

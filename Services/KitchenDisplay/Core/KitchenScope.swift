@@ -1,4 +1,5 @@
 import Messages
+import Policy
 
 /// Which café's tickets a caller may see and act on, from its key (issue 13). `OpAccess` has
 /// already let the caller's role call the op (the views: kitchen and operator; the commands:

@@ -1,6 +1,7 @@
 import Foundation
 import KitchenCore
 import Messages
+import Policy
 import ServiceRuntime
 
 /// The shell of kitchen-display: tickets in its own SQLite file (`KitchenStore`), built from order

@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 import NotifyCore
+import Policy
 import ServiceRuntime
 
 /// The request ops: registration (each one a launch), the inbox, and region reminders. A refused

@@ -1,5 +1,6 @@
 import Campus
 import Messages
+import Policy
 
 /// Sold-out items ("86"): who may mark an item unavailable at which café, what a change is, and
 /// the refusal of an order that asks for an unavailable item. A kitchen acts for its own café;

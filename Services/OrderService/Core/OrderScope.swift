@@ -1,4 +1,5 @@
 import Messages
+import Policy
 
 /// Who may do what to whom in order-service, decided from the caller's key and never from the
 /// body (issue 13). `OpAccess` has already let the caller's role call the op; these rules keep a

@@ -2,6 +2,7 @@ import Campus
 import Foundation
 import Messages
 import OrderCore
+import Policy
 import ServiceRuntime
 
 /// `menu.availability.set`: an item 86'd (sold out) at a café, or back on; stored and announced

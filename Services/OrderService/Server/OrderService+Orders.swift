@@ -2,6 +2,7 @@ import Campus
 import Foundation
 import Messages
 import OrderCore
+import Policy
 import ServiceRuntime
 
 /// The order ops: each loads what its rules need, asks `OrderCore` for the decision and writes

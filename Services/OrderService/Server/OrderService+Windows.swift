@@ -2,6 +2,7 @@ import Campus
 import Foundation
 import Messages
 import OrderCore
+import Policy
 import ServiceRuntime
 
 /// `windows.list` and `window.reserve`: pickup windows with the places left in them, and a place

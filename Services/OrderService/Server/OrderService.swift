@@ -2,6 +2,7 @@ import Campus
 import Foundation
 import Messages
 import OrderCore
+import Policy
 import ServiceRuntime
 
 /// The shell of order-service: decodes requests, loads what the core rules need from its store,

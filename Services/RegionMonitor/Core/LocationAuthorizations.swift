@@ -1,4 +1,5 @@
 import Messages
+import Policy
 
 /// What each device's location authorization allows. A withdrawn one (the policy's
 /// `requiresPurge`) refuses the device's sightings and fixes, even one that raced the status

@@ -1,4 +1,5 @@
 import Messages
+import Policy
 
 /// Devices (`DeviceTable`, `LocationAuthorizations`): a slot of compact state per device, its
 /// ranging capability, and what its location authorization allows (a withdrawn authorization

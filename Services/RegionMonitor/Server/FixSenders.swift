@@ -1,4 +1,5 @@
 import Messages
+import Policy
 
 /// Who may push location fixes into region-monitor: beacon-ingest, and nobody else. A fix moves
 /// a device into and out of circles and answers App Clip checks, so a forged one could place a

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import ZeroMQ
 
 /// What `cafectl keys` does to a key folder: create it with a key for every service instance,

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import ZeroMQ
 
 /// The campus key registry: who holds each CURVE public key. One text file, one line per key:

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import ZeroMQ
 
 /// How one process secures its sockets, in one of two modes (DESIGN.md §8, issue 13):

@@ -1,3 +1,5 @@
+import Messages
+
 /// What a key may do on the bus in deployed mode (issue 13): the bus checks every publication and
 /// every subscription against these rules, with the principal its connection authenticated as.
 ///

@@ -1,3 +1,5 @@
+import Messages
+
 /// Which service may publish each stream, and so whose events a consumer may apply (issue 13).
 ///
 /// A consumer applies an event only from the publisher its stream belongs to. The rule has three

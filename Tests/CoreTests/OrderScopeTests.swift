@@ -1,5 +1,6 @@
 import Messages
 import OrderCore
+import Policy
 import Testing
 import TestSupport
 

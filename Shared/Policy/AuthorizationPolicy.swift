@@ -1,4 +1,4 @@
-
+import Messages
 
 /// Core Location's authorization rules for accepting a device's locations and sightings.
 ///

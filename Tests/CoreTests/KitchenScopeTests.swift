@@ -1,5 +1,6 @@
 import KitchenCore
 import Messages
+import Policy
 import Testing
 import TestSupport
 

@@ -1,3 +1,5 @@
+import Messages
+
 /// Which roles may call each op: the one table every request socket enforces before a handler
 /// runs, and PROTOCOL.md and the README print. An op missing from the table is refused to every
 /// role but the plain-mode developer, so a new op cannot ship open by accident.

@@ -1,3 +1,5 @@
+import Messages
+
 /// Who sent a request, as its connection proved it: in deployed mode the principal whose CURVE key
 /// the ZAP handler accepted (its User-Id), in plain mode the developer on loopback, who may do
 /// anything (today's development behaviour; plain mode binds only loopback).

@@ -1,4 +1,5 @@
 import Messages
+import Policy
 import Testing
 
 @Suite("Location authorization policy")
