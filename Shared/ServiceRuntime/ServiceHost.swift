@@ -25,6 +25,9 @@ public final class ServiceHost {
     /// The bus subscription, once `subscribe` has been called.
     public private(set) var consumer: BusConsumer?
     public let maxMessageBytes: Int
+    /// Where the publisher and the consumer meet the bus, for health and the startup line.
+    private let busPub: String
+    private let busSub: String
     /// Observers registered before `subscribe` created the consumer.
     private var earlyObservers: [(Envelope) -> Void] = []
 
@@ -33,36 +36,39 @@ public final class ServiceHost {
     /// Where this service answers requests, as other processes should dial it.
     public var advertisedEndpoint: String { requests.advertisedEndpoint }
 
-    /// Builds the host from already-loaded configuration (which must include `commonSpecs`).
-    public init(service: String, config: Configuration, clock: any WallClock = SystemClock()) throws {
-        self.service = service
+    /// Builds the host of `options.service` from configuration loaded with (at least) `options.specs`.
+    public init(options: CommonOptions, config: Configuration, clock: any WallClock = SystemClock()) throws {
+        service = options.service
         self.config = config
         self.clock = clock
-        let instance = config.string("instance")
-        logger = Logger(service: service, instance: instance, minimum: Logger.Level(name: config.string("log-level")) ?? .info)
-        maxMessageBytes = config.int("max-message-bytes")
+        let instance = config[options.instance]
+        logger = Logger(service: service, instance: instance, minimum: Logger.Level(name: config[CommonOptions.logLevel]) ?? .info)
+        maxMessageBytes = config[CommonOptions.maxMessageBytes]
+        busPub = config[CommonOptions.busPub]
+        busSub = config[CommonOptions.busSub]
 
-        let dataDir = config.string("data-dir")
+        let dataDir = config[CommonOptions.dataDir]
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         db = try ServiceStorage.open(path: (dataDir as NSString).appendingPathComponent("\(instance).sqlite"))
-        if config.int("max-database-mb") > 0 { try db.limitSize(megabytes: config.int("max-database-mb")) }
+        let maxDatabaseMB = config[CommonOptions.maxDatabaseMB]
+        if maxDatabaseMB > 0 { try db.limitSize(megabytes: maxDatabaseMB) }
         let outbox = try Outbox(db: db, source: instance, clock: clock)
         reactor = Reactor(shutdown: shutdown, logger: logger)
-        reactor.stallWarningSeconds = Double(config.int("stall-warning-ms")) / 1000
+        reactor.stallWarningSeconds = Double(config[CommonOptions.stallWarningMilliseconds]) / 1000
         // Two I/O threads: connections this process makes (whose peer names libzmq resolves with a
         // blocking lookup) on one, what it serves on the other, so a DNS server that does not
         // answer cannot stop health and requests from being answered (see `Socket.connect`).
         context = try Context(ioThreads: 2)
         // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
         security = try SocketSecurity.from(config, name: instance, serving: context, logger: logger)
-        publisher = try EventPublisher(context: context, busEndpoint: config.string("bus-pub"), outbox: outbox, clock: clock, security: security, logger: logger)
+        publisher = try EventPublisher(context: context, busEndpoint: busPub, outbox: outbox, clock: clock, security: security, logger: logger)
         deadLetters = DeadLetters(service: service, publisher: publisher, logger: logger)
-        requests = try RequestServer(context: context, listen: config.string("listen"), advertise: config.string("advertise"), service: service,
+        requests = try RequestServer(context: context, listen: config[options.listen], advertise: config[CommonOptions.advertise], service: service,
                                      outbox: outbox, maxMessageBytes: maxMessageBytes, security: security, logger: logger)
         heartbeat = HeartbeatPublisher(service: service, replayEndpoint: requests.advertisedEndpoint, publisher: publisher)
 
         requests.addHealthDetails { [unowned self] in
-            var details = ["bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "deadLettered": "\(deadLetters.count)"]
+            var details = ["bus.pub": busPub, "bus.sub": busSub, "deadLettered": "\(deadLetters.count)"]
             details.merge(ProcessUsage.healthDetails) { _, new in new }
             if let consumer { details.merge(consumer.healthDetails) { _, new in new } }
             return details
@@ -145,7 +151,7 @@ public final class ServiceHost {
     /// once, in order, inside a transaction with the consumer's cursor; `handler` may `emit`.
     public func subscribe(_ prefixes: [String], durableStreams: Set<String>, handler: @escaping (String, Envelope) throws -> Void) throws {
         precondition(consumer == nil, "subscribe once with every prefix")
-        let consumer = try BusConsumer(context: context, busEndpoint: config.string("bus-sub"), prefixes: prefixes, durableStreams: durableStreams,
+        let consumer = try BusConsumer(context: context, busEndpoint: busSub, prefixes: prefixes, durableStreams: durableStreams,
                                        db: db, publisher: publisher, deadLetters: deadLetters, clock: clock, security: security, logger: logger,
                                        maxMessageBytes: maxMessageBytes, handler: handler)
         consumer.attach(to: reactor)
@@ -170,11 +176,9 @@ public final class ServiceHost {
     /// closed with bounded linger, database closed.
     public func run() {
         shutdown.installHandlers(logger: logger)
-        var started = ["security": security.mode.rawValue, "endpoint": advertisedEndpoint, "bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "db.path": db.path]
+        var started = ["security": security.mode.rawValue, "endpoint": advertisedEndpoint, "bus.pub": busPub, "bus.sub": busSub, "db.path": db.path]
         // Every value that did not come from its default, and where it came from.
-        for (name, source) in config.sources where source != "default" {
-            started["config.\(name)"] = "\(config.string(name)) (\(source))"
-        }
+        for (name, value) in config.changedValues { started["config.\(name)"] = value }
         logger.info("started", started)
         publisher.flush()
         // Announce the epoch and stream positions at once, not a second later: a consumer learns

@@ -37,7 +37,7 @@ final class KitchenHarness {
                                        arguments: ["--listen", "inproc://kitchen-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error"] + arguments,
                                        environment: [:])
-        let host = try ServiceHost(service: "kitchen-display", config: config, clock: clock)
+        let host = try ServiceHost(options: KitchenDisplaySettings.common, config: config, clock: clock)
         let service = KitchenService(host: host, settings: KitchenDisplaySettings(config: config).times)
         try service.start()
         return (host, service)

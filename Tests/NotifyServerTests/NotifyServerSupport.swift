@@ -40,11 +40,11 @@ final class NotifyHarness {
 
     private static func open(folder: URL, clock: ManualClock, retentionDays: Int, leadSeconds: Double) throws -> (ServiceHost, NotifyService) {
         let tag = UUID().uuidString.prefix(8)
-        let config = try Configuration(program: "notification-service", specs: ServiceHost.commonSpecs(service: "notification-service", listenPort: 7450),
+        let config = try Configuration(program: "notification-service", specs: NotifySettings.common.specs,
                                        arguments: ["--listen", "inproc://notify-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error"],
                                        environment: [:])
-        let host = try ServiceHost(service: "notification-service", config: config, clock: clock)
+        let host = try ServiceHost(options: NotifySettings.common, config: config, clock: clock)
         let service = NotifyService(host: host, catalog: try CampusCatalog.load(path: campusPath), schedule: PickupReminderSchedule(leadSeconds: leadSeconds), tickSeconds: 1,
                                     retention: try requireValue(NotificationRetention(days: retentionDays)))
         try service.start()

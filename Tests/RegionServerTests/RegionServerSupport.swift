@@ -50,7 +50,7 @@ final class RegionHarness {
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--fix-listen", fixes, "--data-dir", folder.path,
                                                    "--log-level", "error"] + arguments,
                                        environment: [:])
-        let host = try ServiceHost(service: "region-monitor", config: config, clock: clock)
+        let host = try ServiceHost(options: RegionMonitorSettings.common, config: config, clock: clock)
         let service = RegionService(host: host, catalog: catalog, settings: try RegionMonitorSettings(config))
         try service.start()
         return (host, service, fixes)

@@ -8,7 +8,7 @@ import ServiceRuntime
 let config = loadConfiguration(program: "beacon-ingest", summary: "ingress for phones: validates, enforces authorization, smooths RSSI",
                                specs: IngestSettings.specs)
 // Start errors are JSON lines like every other log line: 2 for options it cannot run with, 1 otherwise.
-let startLog = Logger(service: "beacon-ingest", instance: config.string("instance"))
+let startLog = Logger(service: "beacon-ingest", instance: config[IngestSettings.common.instance])
 let settings: IngestSettings
 do {
     settings = try IngestSettings(config: config)
@@ -16,7 +16,7 @@ do {
     startLog.exitStart("invalid configuration", error: error, status: 2)
 }
 do {
-    let host = try ServiceHost(service: "beacon-ingest", config: config)
+    let host = try ServiceHost(options: IngestSettings.common, config: config)
     let service = IngestService(host: host, settings: settings)
     try service.start()
     // The service is the owner its handlers point back to: keep it alive while the host runs.

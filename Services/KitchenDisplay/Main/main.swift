@@ -10,12 +10,12 @@ let config = loadConfiguration(program: "kitchen-display", summary: "the kitchen
                                specs: KitchenDisplaySettings.specs)
 let settings = KitchenDisplaySettings(config: config)
 // Start errors are JSON lines like every other log line (exit 1).
-let startLog = Logger(service: "kitchen-display", instance: config.string("instance"))
+let startLog = Logger(service: "kitchen-display", instance: config[KitchenDisplaySettings.common.instance])
 // Deployed mode: the screen acts as --screen-as's kitchen key, or does not start (said here, on
 // the terminal, before the screen takes it over).
 let screenPrincipal: String?
 do {
-    screenPrincipal = settings.screen || settings.attach != nil ? try settings.screenPrincipal(security: config.string("security"), keys: config.string("keys")) : nil
+    screenPrincipal = settings.screen || settings.attach != nil ? try settings.screenPrincipal(security: config[SocketSecurity.modeOption], keys: config[SocketSecurity.keysOption]) : nil
 } catch {
     startLog.exitStart("screen refused", error: error, status: 1)
 }
@@ -30,10 +30,10 @@ if let endpoint = settings.attach {
 }
 if settings.screen {
     // The screen owns the terminal: logs go to a file instead of over the tickets.
-    TerminalScreen.redirectLogs(to: settings.screenLogPath(dataDir: config.string("data-dir")))
+    TerminalScreen.redirectLogs(to: settings.screenLogPath(dataDir: config[CommonOptions.dataDir]))
 }
 do {
-    let host = try ServiceHost(service: "kitchen-display", config: config)
+    let host = try ServiceHost(options: KitchenDisplaySettings.common, config: config)
     let service = KitchenService(host: host, settings: settings.times)
     try service.start()
     let screen = settings.screen ? try TerminalScreen.show(on: host, station: settings.station, cafe: settings.cafe, as: screenPrincipal, config: config) : nil

@@ -19,7 +19,7 @@ extension TerminalScreen {
         let logger = Logger(service: "kitchen-display", instance: "screen", minimum: .error)
         let security = try principal.map { try SocketSecurity.from(config, name: $0, serving: nil, logger: logger) } ?? .plain(logger: logger)
         let client = try security.requestClient(context: context, peer: endpoint, defaultServer: "kitchen-display", timeoutMilliseconds: 1_000)
-        let orders = try security.requestClient(context: context, peer: config.string("orders"), defaultServer: "order-service", timeoutMilliseconds: 2_000)
+        let orders = try security.requestClient(context: context, peer: config[KitchenDisplaySettings.ordersOption], defaultServer: "order-service", timeoutMilliseconds: 2_000)
         defer { orders.close() }
         let screen = TerminalScreen(transport: { try client.send(raw: $0) }, menu: { try orders.send(raw: $0) }, station: station, cafe: cafe)
         let shutdown = ShutdownSignal()
@@ -49,7 +49,7 @@ extension TerminalScreen {
         let transport: Transport
         // The 86 keys act at order-service as the screen's kitchen (its own key), never as the service.
         let menuSecurity = try principal.map { try SocketSecurity.from(config, name: $0, serving: nil, logger: host.logger) } ?? .plain(logger: host.logger)
-        let orders = try menuSecurity.requestClient(context: host.context, peer: config.string("orders"), defaultServer: "order-service", timeoutMilliseconds: 2_000)
+        let orders = try menuSecurity.requestClient(context: host.context, peer: config[KitchenDisplaySettings.ordersOption], defaultServer: "order-service", timeoutMilliseconds: 2_000)
         if let principal {
             guard host.security.caller(userId: principal, key: nil) != nil else {
                 throw SecurityError("--screen-as \(principal) is not in the key registry; the screen would have no one to act as")

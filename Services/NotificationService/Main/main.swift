@@ -10,9 +10,9 @@ import ServiceRuntime
 let config = loadConfiguration(program: NotifySettings.program, summary: NotifySettings.summary, specs: NotifySettings.specs)
 let settings = NotifySettings(config)
 // Start errors are JSON lines like every other log line (exit 1; a missing or unreadable campus catalog among them).
-let startLog = Logger(service: NotifySettings.program, instance: config.string("instance"))
+let startLog = Logger(service: NotifySettings.program, instance: config[NotifySettings.common.instance])
 do {
-    let host = try ServiceHost(service: NotifySettings.program, config: config)
+    let host = try ServiceHost(options: NotifySettings.common, config: config)
     let source = try CatalogSource(path: settings.campus, now: host.clock.now())
     let service = NotifyService(host: host, catalog: source.catalog, settings: settings)
     try service.start()

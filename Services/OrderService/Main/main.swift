@@ -9,9 +9,9 @@ import ServiceRuntime
 let config = loadConfiguration(program: OrderSettings.program, summary: OrderSettings.summary, specs: OrderSettings.specs)
 let settings = OrderSettings(config)
 // Start errors are JSON lines like every other log line (exit 1; a missing or unreadable campus catalog among them).
-let startLog = Logger(service: OrderSettings.program, instance: config.string("instance"))
+let startLog = Logger(service: OrderSettings.program, instance: config[OrderSettings.common.instance])
 do {
-    let host = try ServiceHost(service: OrderSettings.program, config: config)
+    let host = try ServiceHost(options: OrderSettings.common, config: config)
     let source = try CatalogSource(path: settings.campus, now: host.clock.now())
     let region = try RegionClient(context: host.context, endpoints: settings.regionEndpoints, security: host.security,
                                   timeoutMilliseconds: Int32(settings.regionTimeoutMilliseconds), retrySeconds: settings.regionRetrySeconds, clock: host.clock)

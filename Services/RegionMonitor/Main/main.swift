@@ -12,7 +12,7 @@ let config = loadConfiguration(program: "region-monitor", summary: "monitors, co
                                specs: RegionMonitorSettings.specs)
 // Start errors are JSON lines like every other log line: 2 for options it cannot run with, 1
 // otherwise (a missing or unreadable campus catalog among them).
-let startLog = Logger(service: "region-monitor", instance: config.string("instance"))
+let startLog = Logger(service: "region-monitor", instance: config[RegionMonitorSettings.common.instance])
 let settings: RegionMonitorSettings
 do {
     settings = try RegionMonitorSettings(config)
@@ -20,7 +20,7 @@ do {
     startLog.exitStart("invalid configuration", error: error, status: 2)
 }
 do {
-    let host = try ServiceHost(service: "region-monitor", config: config)
+    let host = try ServiceHost(options: RegionMonitorSettings.common, config: config)
     let source = try CatalogSource(path: settings.campus, now: host.clock.now())
     let service = RegionService(host: host, catalog: source.catalog, settings: settings)
     try service.start()

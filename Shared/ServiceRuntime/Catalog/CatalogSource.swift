@@ -40,10 +40,10 @@ public final class CatalogSource: @unchecked Sendable {
             let count = HangupSignal.shared.count
             guard count != hangups else { return }
             hangups = count
-            _ = try? reload(service: host.config.string("instance"), now: host.clock.now(), logger: host.logger, reason: "SIGHUP")
+            _ = try? reload(service: host.logger.instance, now: host.clock.now(), logger: host.logger, reason: "SIGHUP")
         }
         host.router.on(Op.catalogReload, CatalogReloadRequest.self) { [self, host] _ in
-            try reload(service: host.config.string("instance"), now: host.clock.now(), logger: host.logger, reason: "catalog.reload")
+            try reload(service: host.logger.instance, now: host.clock.now(), logger: host.logger, reason: "catalog.reload")
         }
         host.addHealthDetails { [self] in ["catalog.digest": digest, "catalog.cafes": "\(catalog.cafes.count)"] }
     }
