@@ -3,13 +3,12 @@ import Messages
 import SQLite
 import ZeroMQ
 
-/// The parts every service process is made of, composed: configuration and logger, its SQLite
+/// The parts every service process is made of, composed from its configuration: a logger, its SQLite
 /// file with the outbox, an `EventPublisher` (PUB to the bus), a `RequestServer` (REP, with health
 /// and replay), a `HeartbeatPublisher`, an optional `BusConsumer`, and the `Reactor` that runs them
 /// all on one thread. Each part has one job; a service's Server builds one host and uses its parts.
 public final class ServiceHost {
     public let service: String
-    public let config: Configuration
     public let logger: Logger
     public let clock: any WallClock
     public let context: Context
@@ -28,6 +27,8 @@ public final class ServiceHost {
     /// Where the publisher and the consumer meet the bus, for health and the startup line.
     private let busPub: String
     private let busSub: String
+    /// The options not left at their defaults, with where each came from, for the startup line.
+    private let changedOptions: [String: String]
     /// Observers registered before `subscribe` created the consumer.
     private var earlyObservers: [(Envelope) -> Void] = []
 
@@ -39,13 +40,13 @@ public final class ServiceHost {
     /// Builds the host of `options.service` from configuration loaded with (at least) `options.specs`.
     public init(options: CommonOptions, config: Configuration, clock: any WallClock = SystemClock()) throws {
         service = options.service
-        self.config = config
         self.clock = clock
         let instance = config[options.instance]
         logger = Logger(service: service, instance: instance, minimum: Logger.Level(name: config[CommonOptions.logLevel]) ?? .info)
         maxMessageBytes = config[CommonOptions.maxMessageBytes]
         busPub = config[CommonOptions.busPub]
         busSub = config[CommonOptions.busSub]
+        changedOptions = config.changedValues
 
         let dataDir = config[CommonOptions.dataDir]
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
@@ -178,7 +179,7 @@ public final class ServiceHost {
         shutdown.installHandlers(logger: logger)
         var started = ["security": security.mode.rawValue, "endpoint": advertisedEndpoint, "bus.pub": busPub, "bus.sub": busSub, "db.path": db.path]
         // Every value that did not come from its default, and where it came from.
-        for (name, value) in config.changedValues { started["config.\(name)"] = value }
+        for (name, value) in changedOptions { started["config.\(name)"] = value }
         logger.info("started", started)
         publisher.flush()
         // Announce the epoch and stream positions at once, not a second later: a consumer learns
