@@ -6,8 +6,8 @@ import Foundation
 /// and exit 1 when that fails). A `main` says only what is its own: its options, its settings and
 /// how its service is built.
 ///
-/// Ownership runs one way: the launch keeps the service while the host runs; the service holds
-/// its host; the host's handlers point back at the service without holding it.
+/// Ownership runs one way: the host keeps the service it runs; the service holds the parts it
+/// uses, never the host; the parts' handlers point back at the service without holding it.
 public struct ServiceLaunch<Settings> {
     /// The common options, which name the service.
     public let options: CommonOptions
@@ -37,8 +37,7 @@ public struct ServiceLaunch<Settings> {
         do {
             let host = try ServiceHost(options: options, config: config)
             let service = try start(host, settings)
-            // The service is the owner its handlers point back to: keep it alive while the host runs.
-            withExtendedLifetime(service) { host.run() }
+            host.run(service)
         } catch {
             startLog.exitStart("start failed", error: error, status: 1)
         }

@@ -76,7 +76,7 @@ final class NotifyHarness {
         orderSeq += 1
         let envelope = Envelope(type: type, source: "order-service", stream: "order", seq: orderSeq, time: clock.now(),
                                 body: .order(OrderEvent(order: order, previous: nil, reason: nil, at: clock.now())))
-        try host.write { try service.consume(envelope) }
+        try host.events.write { try service.consume(envelope) }
     }
 
     /// The device arrives at a café: the campus monitor's condition for it is satisfied.
@@ -84,7 +84,7 @@ final class NotifyHarness {
         regionSeq += 1
         let event = RegionEvent(monitor: "campus", identifier: cafeId, deviceId: deviceId, state: .satisfied, refinement: nil, flags: [], date: clock.now())
         let envelope = Envelope(type: .regionEvent, source: "region-monitor", stream: "region", seq: regionSeq, time: clock.now(), body: .region(event))
-        try host.write { try service.consume(envelope) }
+        try host.events.write { try service.consume(envelope) }
     }
 
     /// A ready order for the device: one orderReady notification (undeliverable when the device may not be notified).

@@ -89,7 +89,7 @@ extension OrderHarness {
     /// Moves an order on to `ready`, as the kitchen's events would.
     func makeReady(_ orderId: String) throws {
         var order = try requireValue(try service.loadOrder(orderId))
-        try host.write {
+        try host.events.write {
             order = try service.transition(order, to: .preparing, actor: .kitchen, reason: "started")
             order = try service.transition(order, to: .ready, actor: .kitchen, reason: "bumped")
         }

@@ -67,7 +67,7 @@ final class RegionHarness {
     private func consume(_ type: EventType, stream: String, _ body: EventBody) throws {
         seq += 1
         let envelope = Envelope(type: type, source: "beacon-ingest", stream: stream, seq: seq, time: clock.now(), body: body)
-        try host.write { try service.consume(envelope) }
+        try host.events.write { try service.consume(envelope) }
     }
 
     /// A sighting of a Caffè Macs beacon (station `minor`) at the clock's time.

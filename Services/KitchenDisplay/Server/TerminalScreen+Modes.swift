@@ -42,7 +42,7 @@ extension TerminalScreen {
     }
 
     /// `--screen`: a screen acting through the service's own router, drawn by the host's reactor;
-    /// q stops the service. Close it after `host.run()` returns. `principal`: deployed mode's
+    /// q stops the service. Close it after `host.run(_:)` returns. `principal`: deployed mode's
     /// `--screen-as` (it must be in the key registry), each request made as it stands in the
     /// registry then; nil in plain mode (the developer).
     public static func show(on host: ServiceHost, station: String?, cafe: String?, as principal: String?, config: Configuration) throws -> TerminalScreen {
