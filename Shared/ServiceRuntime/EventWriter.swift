@@ -7,7 +7,9 @@ import ZeroMQ
 /// outbox. A state change and the events it announces commit in one transaction and go out after;
 /// best-effort events (sightings, fixes) go straight out, uncounted by the outbox.
 public struct EventWriter {
+    /// The service's database, which holds its outbox.
     public let db: Database
+    /// The PUB socket to the bus, with the outbox it sends from.
     public let publisher: EventPublisher
 
     /// The writer over `db` and `publisher`, whose outbox is in `db`.

@@ -34,9 +34,6 @@ public final class ServiceHost {
     /// The service this host runs, kept while it runs: its handlers point back at it unowned.
     private var running: AnyObject?
 
-    /// The request router a Server registers its ops on.
-    public var router: RequestRouter { requests.router }
-
     /// Builds the host of `options.service` from configuration loaded with (at least) `options.specs`.
     public init(options: CommonOptions, config: Configuration, clock: any WallClock = SystemClock()) throws {
         service = options.service

@@ -85,7 +85,7 @@ final class IngestHarness {
     }
 
     func health() throws -> [String: String] {
-        let reply = host.router.handle(Data(#"{"op":"health","id":"h1","body":{}}"#.utf8))
+        let reply = host.requests.router.handle(Data(#"{"op":"health","id":"h1","body":{}}"#.utf8))
         return try requireValue(Wire.decodeReply(reply, body: HealthStatus.self).body).details
     }
 }

@@ -108,7 +108,7 @@ final class RegionHarness {
 
     /// A request through the router, encoded and decoded as the wire carries it.
     func call<Body: Codable & Sendable, Result: Codable & Sendable>(_ op: String, _ body: Body, as result: Result.Type) throws -> Result {
-        try Wire.decodeReply(host.router.handle(Wire.encode(Request(op: op, body: body))), body: Result.self).get()
+        try Wire.decodeReply(host.requests.router.handle(Wire.encode(Request(op: op, body: body))), body: Result.self).get()
     }
 
     func record(_ deviceId: String, _ identifier: String = "caffe-macs", monitor: String = "campus") throws -> RegionEvent? {

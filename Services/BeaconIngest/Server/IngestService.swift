@@ -29,7 +29,7 @@ public final class IngestService {
         logger = host.logger
         reactor = host.reactor
         requests = host.requests
-        router = host.router
+        router = host.requests.router
         heartbeat = host.heartbeat
         events = host.events
         engine = IngestEngine(smoothingWindow: settings.smoothingWindowSeconds)

@@ -54,14 +54,14 @@ extension TerminalScreen {
             guard host.security.caller(userId: principal, key: nil) != nil else {
                 throw SecurityError("--screen-as \(principal) is not in the key registry; the screen would have no one to act as")
             }
-            transport = { [router = host.router, security = host.security] frame in
+            transport = { [router = host.requests.router, security = host.security] frame in
                 guard let caller = security.caller(userId: principal, key: nil) else {
                     return RequestRouter.errorReply(ServiceError(.forbidden, "the screen's key \(principal) was revoked; it can no longer act"))
                 }
                 return router.handle(frame, caller: caller)
             }
         } else {
-            transport = { [router = host.router] in router.handle($0) }
+            transport = { [router = host.requests.router] in router.handle($0) }
         }
         let screen = TerminalScreen(transport: transport, menu: { try orders.send(raw: $0) }, station: station, cafe: cafe)
         screen.open()

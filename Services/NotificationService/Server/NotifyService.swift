@@ -37,7 +37,7 @@ public final class NotifyService {
         logger = host.logger
         reactor = host.reactor
         requests = host.requests
-        router = host.router
+        router = host.requests.router
         bus = host.bus
         events = host.events
         self.catalog = catalog

@@ -47,7 +47,7 @@ public final class RegionService {
         logger = host.logger
         reactor = host.reactor
         requests = host.requests
-        router = host.router
+        router = host.requests.router
         heartbeat = host.heartbeat
         bus = host.bus
         events = host.events

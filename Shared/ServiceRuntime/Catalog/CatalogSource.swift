@@ -44,7 +44,7 @@ public final class CatalogSource: @unchecked Sendable {
             hangups = count
             _ = try? reload(service: logger.instance, now: clock.now(), logger: logger, reason: "SIGHUP")
         }
-        host.router.on(Op.catalogReload, CatalogReloadRequest.self) { [self] _ in
+        host.requests.router.on(Op.catalogReload, CatalogReloadRequest.self) { [self] _ in
             try reload(service: logger.instance, now: clock.now(), logger: logger, reason: "catalog.reload")
         }
         host.requests.addHealthDetails { [self] in ["catalog.digest": digest, "catalog.cafes": "\(catalog.cafes.count)"] }
