@@ -4,9 +4,11 @@ import SQLite
 import ZeroMQ
 
 /// The parts every service process is made of, composed from its configuration: a logger, its SQLite
-/// file with the outbox, an `EventPublisher` (PUB to the bus), a `RequestServer` (REP, with health
-/// and replay), a `HeartbeatPublisher`, an optional `BusConsumer`, and the `Reactor` that runs them
-/// all on one thread. Each part has one job; a service's Server builds one host and uses its parts.
+/// file with the outbox, an `EventPublisher` (PUB to the bus) and the `EventWriter` over both, a
+/// `RequestServer` (REP, with health and replay), a `HeartbeatPublisher`, the `BusSubscription`
+/// a Server makes, and the `Reactor` that runs them all on one thread. Each part has one job.
+/// `ServiceLaunch` builds one host per process; a Server takes from it the parts it uses and
+/// keeps none of the host, and `run(_:)` keeps the Server while it runs.
 public final class ServiceHost {
     public let service: String
     public let logger: Logger
