@@ -29,30 +29,30 @@ final class BusProxy {
     func run() throws {
         let context = try Context()
         // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
-        let security = try SocketSecurity.from(config, name: config.string("instance"), serving: context, logger: logger)
-        let sockets = BusSockets(context: context, security: security, hwm: Int32(config.int("hwm")),
-                                 maxMessageBytes: config.int("max-message-bytes"), logger: logger)
-        let frontend = try sockets.frontend(config.string("xsub"))
-        let backend = try sockets.backend(config.string("xpub"))
+        let security = try SocketSecurity.from(config, name: config[BusOptions.instance], serving: context, logger: logger)
+        let sockets = BusSockets(context: context, security: security, hwm: Int32(config[BusOptions.hwm]),
+                                 maxMessageBytes: config[BusOptions.maxMessageBytes], logger: logger)
+        let frontend = try sockets.frontend(config[BusOptions.xsub])
+        let backend = try sockets.backend(config[BusOptions.xpub])
         let health = try Socket(context, .rep)
         try health.setLinger(milliseconds: 0)
-        try security.secureServer(health, endpoint: config.string("listen"))
-        try health.bind(config.string("listen"))
+        try security.secureServer(health, endpoint: config[BusOptions.listen])
+        try health.bind(config[BusOptions.listen])
         var capture: Socket?
-        if !config.string("capture").isEmpty {
+        if !config[BusOptions.capture].isEmpty {
             let socket = try Socket(context, .pub)
             try socket.setLinger(milliseconds: 0)
             // Every forwarded message goes out here: in deployed mode only operators may listen.
-            try security.secureServer(socket, endpoint: config.string("capture"), admitting: [.operator])
-            try socket.bind(config.string("capture"))
+            try security.secureServer(socket, endpoint: config[BusOptions.capture], admitting: [.operator])
+            try socket.bind(config[BusOptions.capture])
             capture = socket
         }
 
         let reactor = Reactor(shutdown: shutdown, logger: logger)
         let gates: (subscriptions: SubscriptionGate, publications: PublicationGate, deadLetters: BusDeadLetters)?
         if security.mode == .deployed {
-            let subscriptions = SubscriptionGate(backend: backend, frontend: frontend, sockets: sockets, endpoint: config.string("xpub"), reactor: reactor, logger: logger)
-            let deadLetters = BusDeadLetters(instance: config.string("instance")) { [unowned subscriptions] frames in
+            let subscriptions = SubscriptionGate(backend: backend, frontend: frontend, sockets: sockets, endpoint: config[BusOptions.xpub], reactor: reactor, logger: logger)
+            let deadLetters = BusDeadLetters(instance: config[BusOptions.instance]) { [unowned subscriptions] frames in
                 try subscriptions.backend.send(multipart: frames, dontWait: true)
             }
             gates = (subscriptions, PublicationGate(security: security, deadLetters: deadLetters, logger: logger), deadLetters)
@@ -62,7 +62,7 @@ final class BusProxy {
 
         let router = RequestRouter(logger: logger)
         router.on(Op.health, Empty.self) { [unowned self] _ in
-            var details = ["xsub": config.string("xsub"), "xpub": config.string("xpub"), "forwarded": "\(forwarded)",
+            var details = ["xsub": config[BusOptions.xsub], "xpub": config[BusOptions.xpub], "forwarded": "\(forwarded)",
                            "subscriptionChanges": "\(subscriptionChanges)"]
             details.merge(security.healthDetails) { _, new in new }
             details.merge(ProcessUsage.healthDetails) { _, new in new }
@@ -72,7 +72,7 @@ final class BusProxy {
                 details["deadLettered"] = "\(gates.deadLetters.count)"
                 details["sessions.cut"] = "\(sessionCuts)"
             }
-            return HealthStatus(service: "bus", instance: config.string("instance"), status: "ok", uptimeSeconds: Reactor.monotonic() - started,
+            return HealthStatus(service: "bus", instance: config[BusOptions.instance], status: "ok", uptimeSeconds: Reactor.monotonic() - started,
                                 streams: [:], outboxPending: 0, details: details)
         }
 
@@ -125,14 +125,14 @@ final class BusProxy {
             sessionCuts += 1
             do {
                 try gates.subscriptions.rebuild(.revoked, reason: "keys revoked: \(revoked.joined(separator: ", "))")
-                try sockets.cutSessions(frontend, config.string("xsub"))
+                try sockets.cutSessions(frontend, config[BusOptions.xsub])
             } catch {
                 logger.error("could not cut the connections of revoked keys", ["error": "\(error)", "keys.revoked": revoked.joined(separator: ",")])
             }
         }
         security.attach(to: reactor)
         shutdown.installHandlers(logger: logger)
-        logger.info("started", ["xsub": config.string("xsub"), "xpub": config.string("xpub"), "endpoint": config.string("listen"), "security": security.mode.rawValue])
+        logger.info("started", ["xsub": config[BusOptions.xsub], "xpub": config[BusOptions.xpub], "endpoint": config[BusOptions.listen], "security": security.mode.rawValue])
         reactor.run()
         capture?.close()
         health.close()

@@ -90,3 +90,10 @@ extension Option {
         Option(OptionSpec(name, .choice(Value.allCases.map(\.rawValue)), default: value.rawValue, help: help)) { Value(rawValue: $0) ?? value }
     }
 }
+
+extension Option where Value == String? {
+    /// Text that may be left out: empty, its default, reads as nil.
+    public static func optional(_ name: String, _ kind: OptionSpec.Kind = .string, help: String) -> Option {
+        Option(OptionSpec(name, kind, default: "", help: help)) { $0.isEmpty ? nil : $0 }
+    }
+}

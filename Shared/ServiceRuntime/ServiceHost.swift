@@ -3,13 +3,14 @@ import Messages
 import SQLite
 import ZeroMQ
 
-/// The parts every service process is made of, composed: configuration and logger, its SQLite
-/// file with the outbox, an `EventPublisher` (PUB to the bus), a `RequestServer` (REP, with health
-/// and replay), a `HeartbeatPublisher`, an optional `BusConsumer`, and the `Reactor` that runs them
-/// all on one thread. Each part has one job; a service's Server builds one host and uses its parts.
+/// The parts every service process is made of, composed from its configuration: a logger, its SQLite
+/// file with the outbox, an `EventPublisher` (PUB to the bus) and the `EventWriter` over both, a
+/// `RequestServer` (REP, with health and replay), a `HeartbeatPublisher`, the `BusSubscription`
+/// a Server makes, and the `Reactor` that runs them all on one thread. Each part has one job.
+/// `ServiceLaunch` builds one host per process; a Server takes from it the parts it uses and
+/// keeps none of the host, and `run(_:)` keeps the Server while it runs.
 public final class ServiceHost {
     public let service: String
-    public let config: Configuration
     public let logger: Logger
     public let clock: any WallClock
     public let context: Context
@@ -22,49 +23,63 @@ public final class ServiceHost {
     public let deadLetters: DeadLetters
     /// How this process's sockets are secured: plain (loopback development) or deployed (CURVE).
     public let security: SocketSecurity
-    /// The bus subscription, once `subscribe` has been called.
-    public private(set) var consumer: BusConsumer?
+    /// The bus subscription a Server makes (`bus.subscribe`).
+    public let bus: BusSubscription
+    /// State changes with their events, in one transaction, and best-effort events.
+    public let events: EventWriter
     public let maxMessageBytes: Int
-    /// Observers registered before `subscribe` created the consumer.
-    private var earlyObservers: [(Envelope) -> Void] = []
+    /// Where the publisher and the consumer meet the bus, for health and the startup line.
+    private let busPub: String
+    private let busSub: String
+    /// The options not left at their defaults, with where each came from, for the startup line.
+    private let changedOptions: [String: String]
+    /// The service this host runs, kept while it runs: its handlers point back at it unowned.
+    private var running: AnyObject?
 
-    public var outbox: Outbox { publisher.outbox }
-    public var router: RequestRouter { requests.router }
-    /// Where this service answers requests, as other processes should dial it.
-    public var advertisedEndpoint: String { requests.advertisedEndpoint }
-
-    /// Builds the host from already-loaded configuration (which must include `commonSpecs`).
-    public init(service: String, config: Configuration, clock: any WallClock = SystemClock()) throws {
-        self.service = service
-        self.config = config
+    /// Builds the host of `options.service` from configuration loaded with (at least) `options.specs`.
+    public init(options: CommonOptions, config: Configuration, clock: any WallClock = SystemClock()) throws {
+        service = options.service
         self.clock = clock
-        let instance = config.string("instance")
-        logger = Logger(service: service, instance: instance, minimum: Logger.Level(name: config.string("log-level")) ?? .info)
-        maxMessageBytes = config.int("max-message-bytes")
+        let instance = config[options.instance]
+        logger = Logger(service: service, instance: instance, minimum: Logger.Level(name: config[CommonOptions.logLevel]) ?? .info)
+        maxMessageBytes = config[CommonOptions.maxMessageBytes]
+        busPub = config[CommonOptions.busPub]
+        busSub = config[CommonOptions.busSub]
+        changedOptions = config.changedValues
 
-        let dataDir = config.string("data-dir")
+        let dataDir = config[CommonOptions.dataDir]
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         db = try ServiceStorage.open(path: (dataDir as NSString).appendingPathComponent("\(instance).sqlite"))
-        if config.int("max-database-mb") > 0 { try db.limitSize(megabytes: config.int("max-database-mb")) }
+        let maxDatabaseMB = config[CommonOptions.maxDatabaseMB]
+        if maxDatabaseMB > 0 { try db.limitSize(megabytes: maxDatabaseMB) }
         let outbox = try Outbox(db: db, source: instance, clock: clock)
         reactor = Reactor(shutdown: shutdown, logger: logger)
-        reactor.stallWarningSeconds = Double(config.int("stall-warning-ms")) / 1000
+        reactor.stallWarningSeconds = Double(config[CommonOptions.stallWarningMilliseconds]) / 1000
         // Two I/O threads: connections this process makes (whose peer names libzmq resolves with a
         // blocking lookup) on one, what it serves on the other, so a DNS server that does not
         // answer cannot stop health and requests from being answered (see `Socket.connect`).
         context = try Context(ioThreads: 2)
         // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
         security = try SocketSecurity.from(config, name: instance, serving: context, logger: logger)
-        publisher = try EventPublisher(context: context, busEndpoint: config.string("bus-pub"), outbox: outbox, clock: clock, security: security, logger: logger)
+        publisher = try EventPublisher(context: context, busEndpoint: busPub, outbox: outbox, clock: clock, security: security, logger: logger)
         deadLetters = DeadLetters(service: service, publisher: publisher, logger: logger)
-        requests = try RequestServer(context: context, listen: config.string("listen"), advertise: config.string("advertise"), service: service,
+        requests = try RequestServer(context: context, listen: config[options.listen], advertise: config[CommonOptions.advertise], service: service,
                                      outbox: outbox, maxMessageBytes: maxMessageBytes, security: security, logger: logger)
         heartbeat = HeartbeatPublisher(service: service, replayEndpoint: requests.advertisedEndpoint, publisher: publisher)
+        events = EventWriter(db: db, publisher: publisher)
+        // The consumer is made from the parts, not the host, so nothing it holds points back here.
+        bus = BusSubscription { [context, busSub, db, publisher, deadLetters, clock, security, logger, maxMessageBytes, reactor] prefixes, durableStreams, handler in
+            let consumer = try BusConsumer(context: context, busEndpoint: busSub, prefixes: prefixes, durableStreams: durableStreams,
+                                           db: db, publisher: publisher, deadLetters: deadLetters, clock: clock, security: security, logger: logger,
+                                           maxMessageBytes: maxMessageBytes, handler: handler)
+            consumer.attach(to: reactor)
+            return consumer
+        }
 
         requests.addHealthDetails { [unowned self] in
-            var details = ["bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "deadLettered": "\(deadLetters.count)"]
+            var details = ["bus.pub": busPub, "bus.sub": busSub, "deadLettered": "\(deadLetters.count)"]
             details.merge(ProcessUsage.healthDetails) { _, new in new }
-            if let consumer { details.merge(consumer.healthDetails) { _, new in new } }
+            if let consumer = bus.consumer { details.merge(consumer.healthDetails) { _, new in new } }
             return details
         }
         requests.addDegradedReasons { [unowned self] in self.degradedReasons }
@@ -91,90 +106,22 @@ public final class ServiceHost {
         } else if publisher.link.isUnreachable {
             reasons.append("bus.unreachable")
         }
-        if let consumer { reasons += consumer.degradedReasons }
+        if let consumer = bus.consumer { reasons += consumer.degradedReasons }
         return reasons
-    }
-
-    // MARK: The parts' most used operations, for a Server's convenience
-
-    /// Runs `body` in one SQLite transaction (state change and outbox events together), then
-    /// publishes what it wrote. Inside another `write` it is a savepoint, and the events go out
-    /// when the outermost transaction has committed.
-    @discardableResult
-    public func write<T>(_ body: () throws -> T) throws -> T {
-        let result = try db.transaction(body)
-        publisher.flush()
-        return result
-    }
-
-    /// Adds an event to the outbox of the current `write` transaction.
-    @discardableResult
-    public func emit(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws -> Envelope {
-        try publisher.emit(type, topic: topic, stream: stream, body)
-    }
-
-    /// `emit`, also returning the event's body as the envelope carries it, for a store that keeps
-    /// the event it announced (a record's last event) without encoding it a second time.
-    public func emitKeepingBody(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws -> (envelope: Envelope, body: Data) {
-        let (envelope, frame) = try outbox.appendEvent(type, topic: topic, stream: stream, body: body)
-        guard let bytes = EnvelopeFrame.body(of: frame) else { preconditionFailure("Wire.encode wrote an envelope whose first key is not body") }
-        return (envelope, bytes)
-    }
-
-    /// Publishes a best-effort event (sightings, dead letters) straight to the bus.
-    public func publishBestEffort(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws {
-        try publisher.publishBestEffort(type, topic: topic, stream: stream, body)
-    }
-
-    /// Sends a best-effort event on a direct channel; false when it would block.
-    public func sendBestEffort(on socket: Socket, _ type: EventType, topic: String, stream: String, _ body: EventBody) throws -> Bool {
-        try publisher.sendBestEffort(on: socket, type, topic: topic, stream: stream, body)
-    }
-
-    /// Publishes a message this service could not use on `deadletter.<service>.`, with the reason.
-    public func deadLetter(topic: String, raw: Data, error: Error) {
-        deadLetters.send(topic: topic, raw: raw, error: error)
-    }
-
-    /// Adds keys to this service's health reply.
-    public func addHealthDetails(_ provider: @escaping () -> [String: String]) {
-        requests.addHealthDetails(provider)
-    }
-
-    /// Subscribes to topic prefixes on the bus. Events of `durableStreams` are applied exactly
-    /// once, in order, inside a transaction with the consumer's cursor; `handler` may `emit`.
-    public func subscribe(_ prefixes: [String], durableStreams: Set<String>, handler: @escaping (String, Envelope) throws -> Void) throws {
-        precondition(consumer == nil, "subscribe once with every prefix")
-        let consumer = try BusConsumer(context: context, busEndpoint: config.string("bus-sub"), prefixes: prefixes, durableStreams: durableStreams,
-                                       db: db, publisher: publisher, deadLetters: deadLetters, clock: clock, security: security, logger: logger,
-                                       maxMessageBytes: maxMessageBytes, handler: handler)
-        consumer.attach(to: reactor)
-        earlyObservers.forEach(consumer.onMessage)
-        earlyObservers.removeAll()
-        self.consumer = consumer
-    }
-
-    /// Calls `observer` with every message the subscription receives (see `BusConsumer.onMessage`).
-    public func onBusMessage(_ observer: @escaping (Envelope) -> Void) {
-        if let consumer { consumer.onMessage(observer) } else { earlyObservers.append(observer) }
-    }
-
-    /// The last seq of `stream` from `source` this service has applied (0 before any).
-    public func consumerCursor(source: String, stream: String) -> UInt64 {
-        consumer?.follower.cursor(source: source, stream: stream) ?? 0
     }
 
     // MARK: Running
 
-    /// Runs until SIGTERM or SIGINT, then stops within the linger bounds: last flush, sockets
-    /// closed with bounded linger, database closed.
-    public func run() {
+    /// Runs `service` (built on this host's parts) until SIGTERM or SIGINT, keeping it while it
+    /// runs, then stops within the linger bounds: last flush, sockets closed with bounded linger,
+    /// database closed.
+    public func run(_ service: AnyObject) {
+        running = service
+        defer { running = nil }
         shutdown.installHandlers(logger: logger)
-        var started = ["security": security.mode.rawValue, "endpoint": advertisedEndpoint, "bus.pub": config.string("bus-pub"), "bus.sub": config.string("bus-sub"), "db.path": db.path]
+        var started = ["security": security.mode.rawValue, "endpoint": requests.advertisedEndpoint, "bus.pub": busPub, "bus.sub": busSub, "db.path": db.path]
         // Every value that did not come from its default, and where it came from.
-        for (name, source) in config.sources where source != "default" {
-            started["config.\(name)"] = "\(config.string(name)) (\(source))"
-        }
+        for (name, value) in changedOptions { started["config.\(name)"] = value }
         logger.info("started", started)
         publisher.flush()
         // Announce the epoch and stream positions at once, not a second later: a consumer learns
@@ -182,8 +129,8 @@ public final class ServiceHost {
         try? heartbeat.beat()
         reactor.run()
         publisher.flush()
-        try? outbox.persistPublished()
-        consumer?.close()
+        try? publisher.outbox.persistPublished()
+        bus.consumer?.close()
         requests.close()
         publisher.close()
         security.close()

@@ -4,6 +4,8 @@ import Messages
 /// service's own port and name, so a service makes its set with `CommonOptions(service:listenPort:)`;
 /// the rest are the same for every service.
 public struct CommonOptions: Sendable {
+    /// The service these options are for: its log lines and its health reply name it.
+    public let service: String
     /// Where this service answers requests (health, replay and its own ops).
     public let listen: Option<String>
     /// The instance name: the envelope source and the SQLite file name.
@@ -25,6 +27,7 @@ public struct CommonOptions: Sendable {
 
     /// The common options of `service`, whose request port is `listenPort` unless `--listen` says otherwise.
     public init(service: String, listenPort: Int) {
+        self.service = service
         listen = Option("listen", .endpoint, default: "tcp://127.0.0.1:\(listenPort)", help: "where this service answers requests (health, replay and its own ops)")
         instance = Option("instance", .token, default: service, help: "instance name: the envelope source and the SQLite file name")
     }

@@ -36,7 +36,7 @@ final class IngestHarness {
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error",
                                                    "--fix-endpoints", "inproc://fixes-\(tag)"] + arguments,
                                        environment: [:])
-        let host = try ServiceHost(service: "beacon-ingest", config: config, clock: clock)
+        let host = try ServiceHost(options: IngestSettings.common, config: config, clock: clock)
         let inbox = try Socket(host.context, .pull)
         try inbox.bind("inproc://fixes-\(tag)")
         let service = IngestService(host: host, settings: try IngestSettings(config: config))
@@ -85,7 +85,7 @@ final class IngestHarness {
     }
 
     func health() throws -> [String: String] {
-        let reply = host.router.handle(Data(#"{"op":"health","id":"h1","body":{}}"#.utf8))
+        let reply = host.requests.router.handle(Data(#"{"op":"health","id":"h1","body":{}}"#.utf8))
         return try requireValue(Wire.decodeReply(reply, body: HealthStatus.self).body).details
     }
 }

@@ -38,7 +38,7 @@ struct KitchenScopeServerTests {
     func views() throws {
         let h = try Self.twoCafes()
         func call<B: Codable & Sendable, R: Codable & Sendable>(_ op: String, _ body: B, _ caller: Caller, _: R.Type) throws -> R {
-            try Wire.decodeReply(h.host.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller), body: R.self).get()
+            try Wire.decodeReply(h.host.requests.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller), body: R.self).get()
         }
         let own = try call(Op.kdsTickets, TicketsQuery(), Keys.macsKitchen, TicketsReply.self).tickets
         #expect(Set(own.map(\.orderId)) == ["ord-macs"], "a kitchen naming no café sees its own")
@@ -68,7 +68,7 @@ struct KitchenScopeServerTests {
         let unknown = try h.expectForbidden(op, TicketCommand(ticketId: "ord-nothing:grill"), as: Keys.coffeeKitchen)
         #expect(another.replacingOccurrences(of: "ord-macs", with: "ord-nothing") == unknown, "the refusal does not tell which: \(another)")
         for caller in [Keys.macsKiosk, Keys.ann, Keys.operatorKey] { try h.expectForbidden(op, body, as: caller) }
-        let reply = try Wire.decodeReply(h.host.router.handle(Wire.encode(Request(op: op, body: body)), caller: Keys.macsKitchen), body: TicketView.self).get()
+        let reply = try Wire.decodeReply(h.host.requests.router.handle(Wire.encode(Request(op: op, body: body)), caller: Keys.macsKitchen), body: TicketView.self).get()
         #expect(reply.ticketId == "ord-macs:grill" && reply.state == (command == .bump ? .ready : .inProgress))
     }
 
@@ -78,7 +78,7 @@ struct KitchenScopeServerTests {
         try h.expectForbidden(Op.kdsRush, RushCommand(orderId: "ord-macs"), as: Keys.coffeeKitchen)
         try h.expectForbidden(Op.kdsRush, RushCommand(orderId: "ord-nothing"), as: Keys.coffeeKitchen)
         try h.expectForbidden(Op.kdsRush, RushCommand(orderId: "ord-macs"), as: Keys.operatorKey)
-        let reply = try Wire.decodeReply(h.host.router.handle(Wire.encode(Request(op: Op.kdsRush, body: RushCommand(orderId: "ord-macs"))), caller: Keys.macsKitchen),
+        let reply = try Wire.decodeReply(h.host.requests.router.handle(Wire.encode(Request(op: Op.kdsRush, body: RushCommand(orderId: "ord-macs"))), caller: Keys.macsKitchen),
                                          body: ExpediterOrder.self).get()
         #expect(reply.rush && reply.tickets.count == 2)
     }
@@ -90,7 +90,7 @@ extension KitchenHarness {
     @discardableResult
     func expectForbidden<Body: Codable & Sendable>(_ op: String, _ body: Body, as caller: Caller, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let before = try written()
-        let reply = host.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller)
+        let reply = host.requests.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller)
         let error = try Wire.decodeReply(reply, body: Empty.self).error
         #expect(error?.code == "auth.forbidden", "\(caller.name) \(op): \(String(describing: error))", sourceLocation: sourceLocation)
         #expect(try written() == before, "a refused \(op) changed nothing", sourceLocation: sourceLocation)

@@ -37,7 +37,7 @@ final class KitchenHarness {
                                        arguments: ["--listen", "inproc://kitchen-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error"] + arguments,
                                        environment: [:])
-        let host = try ServiceHost(service: "kitchen-display", config: config, clock: clock)
+        let host = try ServiceHost(options: KitchenDisplaySettings.common, config: config, clock: clock)
         let service = KitchenService(host: host, settings: KitchenDisplaySettings(config: config).times)
         try service.start()
         return (host, service)
@@ -68,7 +68,7 @@ final class KitchenHarness {
 
     /// Delivers an order event to the service's stream follower, as the bus would.
     func apply(_ envelope: Envelope) throws {
-        guard case .order(let event) = envelope.body, let follower = host.consumer?.follower else { throw KitchenHarnessError.notSubscribed }
+        guard case .order(let event) = envelope.body, let follower = host.bus.consumer?.follower else { throw KitchenHarnessError.notSubscribed }
         let topic = Topic.order(state: event.order.state.rawValue, cafe: event.order.cafeId)
         if follower.receive(topic: topic, envelope: envelope, raw: Wire.encode(envelope)) == .deadLettered { throw KitchenHarnessError.deadLettered }
     }

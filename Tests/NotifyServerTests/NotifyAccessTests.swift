@@ -8,7 +8,7 @@ import TestSupport
 extension NotifyHarness {
     /// A request through the router as `caller`, encoded and decoded as the wire carries it.
     func call<Body: Codable & Sendable, Result: Codable & Sendable>(_ op: String, _ body: Body, as result: Result.Type, caller: Caller) throws -> Result {
-        try Wire.decodeReply(host.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller), body: Result.self).get()
+        try Wire.decodeReply(host.requests.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller), body: Result.self).get()
     }
 
     /// What notification-service keeps: registrations (with their user), reminders and

@@ -40,11 +40,11 @@ final class NotifyHarness {
 
     private static func open(folder: URL, clock: ManualClock, retentionDays: Int, leadSeconds: Double) throws -> (ServiceHost, NotifyService) {
         let tag = UUID().uuidString.prefix(8)
-        let config = try Configuration(program: "notification-service", specs: ServiceHost.commonSpecs(service: "notification-service", listenPort: 7450),
+        let config = try Configuration(program: "notification-service", specs: NotifySettings.common.specs,
                                        arguments: ["--listen", "inproc://notify-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error"],
                                        environment: [:])
-        let host = try ServiceHost(service: "notification-service", config: config, clock: clock)
+        let host = try ServiceHost(options: NotifySettings.common, config: config, clock: clock)
         let service = NotifyService(host: host, catalog: try CampusCatalog.load(path: campusPath), schedule: PickupReminderSchedule(leadSeconds: leadSeconds), tickSeconds: 1,
                                     retention: try requireValue(NotificationRetention(days: retentionDays)))
         try service.start()
@@ -76,7 +76,7 @@ final class NotifyHarness {
         orderSeq += 1
         let envelope = Envelope(type: type, source: "order-service", stream: "order", seq: orderSeq, time: clock.now(),
                                 body: .order(OrderEvent(order: order, previous: nil, reason: nil, at: clock.now())))
-        try host.write { try service.consume(envelope) }
+        try host.events.write { try service.consume(envelope) }
     }
 
     /// The device arrives at a café: the campus monitor's condition for it is satisfied.
@@ -84,7 +84,7 @@ final class NotifyHarness {
         regionSeq += 1
         let event = RegionEvent(monitor: "campus", identifier: cafeId, deviceId: deviceId, state: .satisfied, refinement: nil, flags: [], date: clock.now())
         let envelope = Envelope(type: .regionEvent, source: "region-monitor", stream: "region", seq: regionSeq, time: clock.now(), body: .region(event))
-        try host.write { try service.consume(envelope) }
+        try host.events.write { try service.consume(envelope) }
     }
 
     /// A ready order for the device: one orderReady notification (undeliverable when the device may not be notified).
@@ -100,7 +100,7 @@ final class NotifyHarness {
     }
 
     func health() throws -> [String: String] {
-        let reply = host.router.handle(Data(#"{"op":"health","id":"h1","body":{}}"#.utf8))
+        let reply = host.requests.router.handle(Data(#"{"op":"health","id":"h1","body":{}}"#.utf8))
         return try requireValue(Wire.decodeReply(reply, body: HealthStatus.self).body).details
     }
 }

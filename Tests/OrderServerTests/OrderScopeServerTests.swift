@@ -28,7 +28,7 @@ struct OrderScopeServerTests {
     @Test("menu.get: a phone for its own user and device; a kiosk gets its café's menu and learns nothing of the user it names")
     func menus() throws {
         let h = try OrderHarness()
-        try h.host.write { try h.service.store.setPreference(.cafe("macs-coffee"), of: "ann") }
+        try h.host.events.write { try h.service.store.setPreference(.cafe("macs-coffee"), of: "ann") }
         let own = try h.call(Op.menuGet, MenuRequest(userId: "ann", deviceId: nil, locale: "en_US"), as: Keys.ann, MenuReply.self)
         #expect(own.cafe.id == "macs-coffee" && own.rule == .preferredCafe)
         #expect(try h.call(Op.menuGet, MenuRequest(userId: "ann", deviceId: nil, locale: "en_US"), as: Keys.operatorKey, MenuReply.self).cafe.id == "macs-coffee")

@@ -25,7 +25,7 @@ enum Keys {
 extension OrderHarness {
     /// One request through the router as `caller`, as the request socket would hand it over.
     func call<Body: Codable & Sendable, Result: Codable & Sendable>(_ op: String, _ body: Body, as caller: Caller, _: Result.Type) throws -> Result {
-        let reply = host.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller)
+        let reply = host.requests.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller)
         return try Wire.decodeReply(reply, body: Result.self).get()
     }
 
@@ -33,7 +33,7 @@ extension OrderHarness {
     /// order-service keeps: orders, audit rows, places held, preferences, idempotency keys, events.
     func refusal<Body: Codable & Sendable>(_ op: String, _ body: Body, as caller: Caller) throws -> ServiceError? {
         let before = try written()
-        let reply = host.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller)
+        let reply = host.requests.router.handle(Wire.encode(Request(op: op, body: body)), caller: caller)
         let error = try Wire.decodeReply(reply, body: Empty.self).error
         if error != nil { #expect(try written() == before, "a refused \(op) changed nothing") }
         return error
@@ -90,7 +90,7 @@ extension OrderHarness {
     /// Moves an order on to `ready`, as the kitchen's events would.
     func makeReady(_ orderId: String) throws {
         var order = try requireValue(try service.loadOrder(orderId))
-        try host.write {
+        try host.events.write {
             order = try service.transition(order, to: .preparing, actor: .kitchen, reason: "started")
             order = try service.transition(order, to: .ready, actor: .kitchen, reason: "bumped")
         }

@@ -16,7 +16,7 @@ struct OrderServerClockTests {
         let h = try OrderHarness()
         let order = try h.kioskOrder(try h.reserve()).order
         var snapshot = try requireValue(try h.service.loadOrder(order.orderId))
-        try h.host.write {
+        try h.host.events.write {
             snapshot = try h.service.transition(snapshot, to: .preparing, actor: .kitchen, reason: "started")
             snapshot = try h.service.transition(snapshot, to: .ready, actor: .kitchen, reason: "bumped")
         }

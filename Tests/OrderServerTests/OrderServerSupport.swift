@@ -52,12 +52,12 @@ final class OrderHarness {
         clock = ManualClock(start)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("order-server-\(UUID().uuidString.prefix(8))")
         let tag = UUID().uuidString.prefix(8)
-        let config = try Configuration(program: "order-service", specs: ServiceHost.commonSpecs(service: "order-service", listenPort: 7430),
+        let config = try Configuration(program: "order-service", specs: OrderSettings.common.specs,
                                        arguments: ["--listen", "inproc://orders-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error"],
                                        environment: [:])
         catalog = try CampusCatalog.load(path: Self.campusPath)
-        host = try ServiceHost(service: "order-service", config: config, clock: clock)
+        host = try ServiceHost(options: OrderSettings.common, config: config, clock: clock)
         service = OrderService(host: host, catalog: catalog, holdSeconds: holdSeconds, region: region)
         try service.start()
     }

@@ -50,7 +50,7 @@ final class RegionHarness {
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--fix-listen", fixes, "--data-dir", folder.path,
                                                    "--log-level", "error"] + arguments,
                                        environment: [:])
-        let host = try ServiceHost(service: "region-monitor", config: config, clock: clock)
+        let host = try ServiceHost(options: RegionMonitorSettings.common, config: config, clock: clock)
         let service = RegionService(host: host, catalog: catalog, settings: try RegionMonitorSettings(config))
         try service.start()
         return (host, service, fixes)
@@ -67,7 +67,7 @@ final class RegionHarness {
     private func consume(_ type: EventType, stream: String, _ body: EventBody) throws {
         seq += 1
         let envelope = Envelope(type: type, source: "beacon-ingest", stream: stream, seq: seq, time: clock.now(), body: body)
-        try host.write { try service.consume(envelope) }
+        try host.events.write { try service.consume(envelope) }
     }
 
     /// A sighting of a Caffè Macs beacon (station `minor`) at the clock's time.
@@ -108,7 +108,7 @@ final class RegionHarness {
 
     /// A request through the router, encoded and decoded as the wire carries it.
     func call<Body: Codable & Sendable, Result: Codable & Sendable>(_ op: String, _ body: Body, as result: Result.Type) throws -> Result {
-        try Wire.decodeReply(host.router.handle(Wire.encode(Request(op: op, body: body))), body: Result.self).get()
+        try Wire.decodeReply(host.requests.router.handle(Wire.encode(Request(op: op, body: body))), body: Result.self).get()
     }
 
     func record(_ deviceId: String, _ identifier: String = "caffe-macs", monitor: String = "campus") throws -> RegionEvent? {

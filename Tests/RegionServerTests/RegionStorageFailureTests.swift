@@ -23,7 +23,7 @@ struct RegionStorageFailureTests {
             } catch {
                 failed = true
                 // What the bus consumer does after a batch the storage could not take.
-                h.host.consumer?.onRolledBack?()
+                h.host.bus.consumer?.onRolledBack?()
             }
         }
         #expect(failed, "the database filled up")

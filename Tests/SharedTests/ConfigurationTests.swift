@@ -4,16 +4,16 @@ import Testing
 
 @Suite("Configuration")
 struct ConfigurationTests {
-    static let specs = [
-        OptionSpec("listen", .endpoint, default: "tcp://127.0.0.1:7430", help: "where requests are answered"),
-        OptionSpec("workers", .integer, default: "4", help: "worker count"),
-        OptionSpec("ratio", .number, default: "0.5", help: "a fraction"),
-        OptionSpec("days", .integer, default: "30", range: 1...3650, help: "days kept"),
-        OptionSpec("verbose", .flag, default: "false", help: "say more"),
-        OptionSpec("log-level", .choice(["debug", "info", "warning", "error"]), default: "info", help: "least important level logged"),
-        OptionSpec("data-dir", .path, default: "data", help: "database folder"),
-        OptionSpec("advertise", .string, default: "", help: "endpoint others dial"),
-    ]
+    // Each kind once, `.integer` and `.number` among them, read as typed options.
+    static let listen = Option<String>("listen", .endpoint, default: "tcp://127.0.0.1:7430", help: "where requests are answered")
+    static let workers = Option<Int>(OptionSpec("workers", .integer, default: "4", help: "worker count")) { Int($0) ?? -1 }
+    static let ratio = Option<Double>(OptionSpec("ratio", .number, default: "0.5", help: "a fraction")) { Double($0) ?? -1 }
+    static let days = Option<Int>(OptionSpec("days", .integer, default: "30", range: 1...3650, help: "days kept")) { Int($0) ?? -1 }
+    static let verbose = Option.flag("verbose", default: false, help: "say more")
+    static let logLevel = Option<String>("log-level", .choice(["debug", "info", "warning", "error"]), default: "info", help: "least important level logged")
+    static let dataDir = Option<String>("data-dir", .path, default: "data", help: "database folder")
+    static let advertise = Option<String>("advertise", .string, default: "", help: "endpoint others dial")
+    static let specs = [listen.spec, workers.spec, ratio.spec, days.spec, verbose.spec, logLevel.spec, dataDir.spec, advertise.spec]
 
     func parse(_ arguments: [String], _ environment: [String: String] = [:], allowPositional: Bool = false) throws -> Configuration {
         try Configuration(program: "order-service", specs: Self.specs, arguments: arguments, environment: environment, allowPositional: allowPositional)
@@ -28,9 +28,10 @@ struct ConfigurationTests {
     ] as [([String], [String: String], String, String)])
     func precedence(arguments: [String], environment: [String: String], value: String, source: String) throws {
         let config = try parse(arguments, environment)
-        #expect(config.string("workers") == value)
-        #expect(config.int("workers") == Int(value))
+        #expect(config[Self.workers] == Int(value))
         #expect(config.sources["workers"] == source)
+        #expect(config.isSet(Self.workers) == (source != "default"))
+        #expect(config.changedValues["workers"] == (source == "default" ? nil : "\(value) (\(source))"))
     }
 
     @Test("environment names are CAFE_ plus the flag in upper case with underscores", arguments: [
@@ -43,23 +44,24 @@ struct ConfigurationTests {
     @Test("typed readers and flag forms")
     func typedValues() throws {
         let config = try parse(["--verbose", "--ratio", "0.25", "--log-level=debug"], ["CAFE_DATA_DIR": "/var/lib/cafe"])
-        #expect(config.bool("verbose"))
-        #expect(config.double("ratio") == 0.25)
-        #expect(config.string("log-level") == "debug")
-        #expect(config.string("data-dir") == "/var/lib/cafe")
-        #expect(config.string("advertise") == "")
-        #expect(config.string("listen") == "tcp://127.0.0.1:7430")
-        #expect(try parse(["--verbose=false"]).bool("verbose") == false)
-        #expect(try parse(["--verbose", "--workers", "2"]).bool("verbose"), "a bare flag before another flag means true")
-        #expect(try parse(["--verbose", "no"]).bool("verbose") == false)
-        #expect(try parse([], ["CAFE_VERBOSE": "yes"]).bool("verbose"))
+        #expect(config[Self.verbose])
+        #expect(config[Self.ratio] == 0.25)
+        #expect(config[Self.logLevel] == "debug")
+        #expect(config[Self.dataDir] == "/var/lib/cafe")
+        #expect(config[Self.advertise] == "")
+        #expect(config[Self.listen] == "tcp://127.0.0.1:7430")
+        #expect(config[Self.days] == 30 && Self.days.defaultValue == 30)
+        #expect(try parse(["--verbose=false"])[Self.verbose] == false)
+        #expect(try parse(["--verbose", "--workers", "2"])[Self.verbose], "a bare flag before another flag means true")
+        #expect(try parse(["--verbose", "no"])[Self.verbose] == false)
+        #expect(try parse([], ["CAFE_VERBOSE": "yes"])[Self.verbose])
     }
 
     @Test("positional arguments are kept only where the program takes them")
     func positional() throws {
         let config = try parse(["tail", "--workers", "2", "order.", "--", "--not-a-flag"], allowPositional: true)
         #expect(config.positional == ["tail", "order.", "--not-a-flag"])
-        #expect(config.int("workers") == 2)
+        #expect(config[Self.workers] == 2)
         let error = #expect(throws: ConfigurationError.self) { try parse(["tail"]) }
         #expect(error?.message == "order-service: unexpected argument \"tail\" (see --help)")
     }
@@ -115,11 +117,13 @@ struct ConfigurationTests {
 
     @Test("the options every service shares are documented and parse with their defaults")
     func commonSpecs() throws {
-        let specs = ServiceHost.commonSpecs(service: "order-service", listenPort: 7430)
+        let common = CommonOptions(service: "order-service", listenPort: 7430)
+        let specs = common.specs
         let config = try Configuration(program: "order-service", specs: specs, arguments: [], environment: [:])
-        #expect(config.string("listen") == "tcp://127.0.0.1:7430")
-        #expect(config.string("instance") == "order-service")
-        #expect(config.int("max-message-bytes") == 262_144)
+        #expect(config[common.listen] == "tcp://127.0.0.1:7430")
+        #expect(config[common.instance] == "order-service")
+        #expect(config[CommonOptions.maxMessageBytes] == 262_144)
+        #expect(config.changedValues.isEmpty)
         let help = Configuration.helpText(program: "order-service", summary: "s", specs: specs)
         for spec in specs {
             #expect(help.contains("--\(spec.name) "))

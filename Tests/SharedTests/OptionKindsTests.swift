@@ -5,14 +5,17 @@ import Testing
 /// Typed options: every count, duration, rate and list is checked where it is read, at start.
 @Suite("Option kinds")
 struct OptionKindsTests {
+    static let exitSeconds = Option.seconds("exit-seconds", default: 30, help: "exit timeout")
+    static let shards = Option.count("shards", 1...64, default: 1, help: "shards")
+    static let regionEndpoints = Option.endpoints("region-endpoints", default: ["tcp://127.0.0.1:7420"], help: "one per shard")
     static let specs = [
-        OptionSpec.seconds("exit-seconds", default: 30, help: "exit timeout"),
-        OptionSpec.seconds("dwell-seconds", .nonNegative, default: 0, help: "dwell"),
-        OptionSpec.count("shards", 1...64, default: 1, help: "shards"),
-        OptionSpec("rate", .rate(.positive), default: "1000", help: "sightings per second"),
-        OptionSpec("hysteresis", .measure(OptionSpec.Bounds(lower: 0, upper: 1_000)), default: "20", help: "metres"),
-        OptionSpec("region-endpoints", .endpointList, default: "tcp://127.0.0.1:7420", help: "one per shard"),
-        OptionSpec("instance", .token, default: "region-monitor", help: "instance name"),
+        exitSeconds.spec,
+        Option.seconds("dwell-seconds", .nonNegative, default: 0, help: "dwell").spec,
+        shards.spec,
+        Option.rate("rate", default: 1000, help: "sightings per second").spec,
+        Option.measure("hysteresis", OptionSpec.Bounds(lower: 0, upper: 1_000), default: 20, help: "metres").spec,
+        regionEndpoints.spec,
+        Option<String>("instance", .token, default: "region-monitor", help: "instance name").spec,
     ]
 
     func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws -> Configuration {
@@ -24,9 +27,9 @@ struct OptionKindsTests {
         let config = try parse([])
         #expect(Self.specs[0].defaultValue == "30")
         #expect(OptionSpec.seconds("tick", default: 0.5, help: "").defaultValue == "0.5")
-        #expect(config.double("exit-seconds") == 30)
-        #expect(config.int("shards") == 1)
-        #expect(config.list("region-endpoints") == ["tcp://127.0.0.1:7420"])
+        #expect(config[Self.exitSeconds] == 30)
+        #expect(config[Self.shards] == 1)
+        #expect(config[Self.regionEndpoints] == ["tcp://127.0.0.1:7420"])
         let help = Configuration.helpText(program: "region-monitor", summary: "s", specs: Self.specs)
         #expect(help.contains("  --exit-seconds <seconds>"))
         #expect(help.contains("  --region-endpoints <endpoint,endpoint…>"))

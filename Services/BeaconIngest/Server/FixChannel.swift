@@ -12,23 +12,29 @@ final class FixChannel {
     /// The server name an endpoint without one stands for.
     static let defaultServer = "region-monitor"
 
-    private let host: ServiceHost
+    private let context: Context
+    private let security: SocketSecurity
+    private let events: EventWriter
     /// One socket for every shard, or one per shard in shard order.
     private var senders: [Socket] = []
     /// Fixes not sent because region-monitor was gone or far behind.
     private(set) var dropped = 0
 
-    init(host: ServiceHost) { self.host = host }
+    init(context: Context, security: SocketSecurity, events: EventWriter) {
+        self.context = context
+        self.security = security
+        self.events = events
+    }
 
     /// Connects one PUSH socket per endpoint (region-monitor may start later: ZeroMQ reconnects).
     func connect(_ endpoints: [String]) throws {
         for value in endpoints {
             let (server, endpoint) = PeerEndpoint.split(value, defaultName: Self.defaultServer)
-            let socket = try Socket(host.context, .push)
+            let socket = try Socket(context, .push)
             try socket.setLinger(milliseconds: 0)
             try socket.setSendHighWaterMark(100_000)
             try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2_000)
-            try host.security.secureClient(socket, server: server)
+            try security.secureClient(socket, server: server)
             try socket.connect(endpoint)
             senders.append(socket)
         }
@@ -40,7 +46,7 @@ final class FixChannel {
         guard !fixes.isEmpty else { return }
         let sender = senders.count == 1 ? senders[0] : senders[shard]
         for fix in fixes {
-            let sent = try host.sendBestEffort(on: sender, .locationFix, topic: topic, stream: "location", .locationFix(fix))
+            let sent = try events.sendBestEffort(on: sender, .locationFix, topic: topic, stream: "location", .locationFix(fix))
             if !sent { dropped += 1 }
         }
     }

@@ -7,7 +7,13 @@ import ServiceRuntime
 /// request socket, status changes through the outbox (durable), sightings straight to the bus, and
 /// fixes over a direct channel to region-monitor (`FixChannel`).
 public final class IngestService {
-    let host: ServiceHost
+    let clock: any WallClock
+    let logger: Logger
+    let reactor: Reactor
+    let requests: RequestServer
+    let router: RequestRouter
+    let heartbeat: HeartbeatPublisher
+    let events: EventWriter
     let engine: IngestEngine
     let store: IngestStore
     let ownership: ShardOwnership
@@ -19,11 +25,17 @@ public final class IngestService {
 
     /// The service on `host`, not yet answering: call `start()`.
     public init(host: ServiceHost, settings: IngestSettings) {
-        self.host = host
+        clock = host.clock
+        logger = host.logger
+        reactor = host.reactor
+        requests = host.requests
+        router = host.requests.router
+        heartbeat = host.heartbeat
+        events = host.events
         engine = IngestEngine(smoothingWindow: settings.smoothingWindowSeconds)
         store = IngestStore(db: host.db)
         ownership = ShardOwnership(shards: settings.shards, ownedShard: settings.ownedShard)
-        fixes = FixChannel(host: host)
+        fixes = FixChannel(context: host.context, security: host.security, events: host.events)
         fixEndpoints = settings.fixEndpoints
         topics = (0..<ownership.shards).map { (Topic.sighting(shard: $0), Topic.location(shard: $0), Topic.device(shard: $0)) }
     }
@@ -33,19 +45,19 @@ public final class IngestService {
         try store.migrate()
         try fixes.connect(fixEndpoints)
         // Its device stream travels on one shard's topics only: other shards' consumers skip it.
-        host.heartbeat.shard = ownership.ownedShard.map { "s\($0)" }
+        heartbeat.shard = ownership.ownedShard.map { "s\($0)" }
         // A phone reports only for the device its key belongs to (a report for another device
         // could withdraw that device's location authorization); a gateway reports for any.
-        host.router.on(Op.ingestReport, IngestReport.self) { [unowned self] report, caller in
+        router.on(Op.ingestReport, IngestReport.self) { [unowned self] report, caller in
             _ = try caller.actingDevice(required: report.deviceId)
             return try self.ingest(report)
         }
         // Gateways only (the op table): no scoped role reaches it, so the handler needs no caller.
-        host.router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch in try self.ingest(batch) }
+        router.on(Op.ingestBatch, IngestBatch.self) { [unowned self] batch in try self.ingest(batch) }
         // A sweep over every device's smoothing state: rare enough not to stall the ingress
         // often (entries are trimmed whenever their device reports anyway).
-        host.reactor.every(30, name: "smoothing.expire") { [unowned self] in self.engine.expire(now: self.host.clock.now()) }
-        host.addHealthDetails { [unowned self] in
+        reactor.every(30, name: "smoothing.expire") { [unowned self] in self.engine.expire(now: self.clock.now()) }
+        requests.addHealthDetails { [unowned self] in
             ["devices.smoothing": "\(engine.trackedDevices)", "published.bestEffort": "\(published)", "fixes.dropped": "\(fixes.dropped)",
              "shards": "\(ownership.shards)", "shard": ownership.ownedShard.map(String.init) ?? "all"]
         }
@@ -121,12 +133,12 @@ public final class IngestService {
         try engine.validator.validateDeviceID(report.deviceId)
         let shard = try ownership.shard(of: report.deviceId)
         let known = try changes.latest[report.deviceId] ?? storedStatus(of: report.deviceId)
-        let outcome = try engine.process(report, known: known, now: host.clock.now())
+        let outcome = try engine.process(report, known: known, now: clock.now())
         if let status = outcome.changedStatus {
             changes.inOrder.append(status)
             changes.latest[report.deviceId] = status
             if outcome.purge {
-                host.logger.info("location data dropped", ["device.id": status.deviceId, "authorization": status.authorization.rawValue])
+                logger.info("location data dropped", ["device.id": status.deviceId, "authorization": status.authorization.rawValue])
             }
         }
         return (outcome.result, Pending(shard: shard, sightings: outcome.sightings, fixes: outcome.fixes))
@@ -137,11 +149,11 @@ public final class IngestService {
     /// fails and memory keeps what committed.
     private func commit(_ changes: Changes) throws {
         guard !changes.inOrder.isEmpty else { return }
-        try host.write {
+        try events.write {
             for status in changes.inOrder {
                 try store.save(status)
                 let shard = try ownership.shard(of: status.deviceId)
-                try host.emit(.deviceStatus, topic: topics[shard].device, stream: "device", .deviceStatus(status))
+                try events.emit(.deviceStatus, topic: topics[shard].device, stream: "device", .deviceStatus(status))
             }
         }
         statuses.merge(changes.latest) { _, new in new }
@@ -162,7 +174,7 @@ public final class IngestService {
             let chunks = sightings.count <= SightingBatch.maxCount ? [sightings]
                 : stride(from: 0, to: sightings.count, by: SightingBatch.maxCount).map { Array(sightings[$0..<min($0 + SightingBatch.maxCount, sightings.count)]) }
             for chunk in chunks {
-                try host.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting", .sightings(SightingBatch(sightings: chunk)))
+                try events.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting", .sightings(SightingBatch(sightings: chunk)))
             }
         }
     }

@@ -11,25 +11,31 @@ import ServiceRuntime
 /// The command socket and the terminal screen call the same functions here (the screen sends its
 /// requests through the same router), so a key press and `cafectl kds ...` cannot differ.
 public final class KitchenService {
-    let host: ServiceHost
+    let clock: any WallClock
+    let requests: RequestServer
+    let bus: BusSubscription
+    let events: EventWriter
     let settings: KitchenSettings
     let store: KitchenStore
     let links: LinkWatcher
 
     /// The service on `host`, not yet consuming or answering: call `start()`.
     public init(host: ServiceHost, settings: KitchenSettings) {
-        self.host = host
+        clock = host.clock
+        requests = host.requests
+        bus = host.bus
+        events = host.events
         self.settings = settings
         store = KitchenStore(db: host.db)
-        links = LinkWatcher(host: host, settings: settings)
+        links = LinkWatcher(clock: host.clock, bus: host.bus, settings: settings)
     }
 
     /// Migrates the store, subscribes to order events, registers the `kds.*` ops, health and pruning.
     public func start() throws {
         try store.migrate()
-        try host.subscribe(["order."], durableStreams: ["order"]) { [unowned self] _, envelope in try self.consume(envelope) }
+        try bus.subscribe(["order."], durableStreams: ["order"]) { [unowned self] _, envelope in try self.consume(envelope) }
         links.start()
-        let router = host.router
+        let router = requests.router
         // Each op answers as the caller its connection proved: a kitchen only at its café (KitchenScope).
         router.on(Op.kdsTickets, TicketsQuery.self) { [unowned self] body, caller in try self.tickets(body, as: caller) }
         router.on(Op.kdsOrders, OrdersQuery.self) { [unowned self] body, caller in try self.orders(body, as: caller) }
@@ -38,7 +44,7 @@ public final class KitchenService {
         router.on(Op.kdsBump, TicketCommand.self) { [unowned self] body, caller in try self.command(.bump, body.ticketId, as: caller) }
         router.on(Op.kdsRecall, TicketCommand.self) { [unowned self] body, caller in try self.command(.recall, body.ticketId, as: caller) }
         router.on(Op.kdsRush, RushCommand.self) { [unowned self] body, caller in try self.rush(body, as: caller) }
-        host.addHealthDetails { [unowned self] in
+        requests.addHealthDetails { [unowned self] in
             let link = self.links.status()
             return ["tickets.open": "\((try? self.store.openCount()) ?? -1)", "link.bus": link.bus.rawValue, "link.orderService": link.orderService.rawValue]
         }
@@ -50,7 +56,7 @@ public final class KitchenService {
     /// (`Pacing`), announced as `kitchen.paced` in the same transaction.
     func consume(_ envelope: Envelope) throws {
         guard case .order(let event) = envelope.body else { return }
-        let now = host.clock.now()
+        let now = clock.now()
         let placed = envelope.type == .orderPlaced
         let existing = placed ? [] : try store.tickets(ofOrder: event.order.orderId)
         let changes = TicketBoard.changes(after: envelope.type, of: event.order, at: event.at, existing: existing)
@@ -60,7 +66,7 @@ public final class KitchenService {
         if let paced = Pacing.paced(after: envelope.type, order: event.order, tickets: current, at: event.at) {
             current = paced.tickets
             changed.formUnion(current.map(\.ticketId))
-            try host.emit(.kitchenPaced, topic: Topic.kitchen(event: "paced", cafe: paced.pacing.cafeId), stream: "kitchen", .paced(paced.pacing))
+            try events.emit(.kitchenPaced, topic: Topic.kitchen(event: "paced", cafe: paced.pacing.cafeId), stream: "kitchen", .paced(paced.pacing))
         }
         for ticket in current {
             if placed { try store.insert(ticket, at: now) } else if changed.contains(ticket.ticketId) { try store.update(ticket, at: now) }
@@ -71,15 +77,15 @@ public final class KitchenService {
     /// kitchen only a ticket at its café.
     func command(_ command: TicketBoard.Command, _ ticketId: String, as caller: Caller) throws -> TicketView {
         try TicketBoard.checkId(ticketId, "ticketId")
-        return try host.write {
+        return try events.write {
             let ticket = try store.ticket(ticketId)
             try KitchenScope.requireReach(ticket.map { [$0] } ?? [], caller: caller, to: "\(command.rawValue) ticket \(Quoting.quoted(ticketId))", noun: "ticket")
             let orderTickets = try ticket.map { try store.tickets(ofOrder: $0.orderId) } ?? []
-            let now = host.clock.now()
+            let now = clock.now()
             let outcome = try TicketBoard.perform(command, ticketId: ticketId, orderTickets: orderTickets, at: now, settings: settings)
             try store.update(outcome.ticket, at: now)
             for announcement in outcome.announcements {
-                try host.emit(announcement.type, topic: announcement.topic, stream: "kitchen", .kitchen(announcement.event))
+                try events.emit(announcement.type, topic: announcement.topic, stream: "kitchen", .kitchen(announcement.event))
             }
             return TicketTimer.timed(outcome.ticket, at: now, settings: settings)
         }
@@ -89,8 +95,8 @@ public final class KitchenService {
     /// order at its café.
     func rush(_ request: RushCommand, as caller: Caller) throws -> ExpediterOrder {
         try TicketBoard.checkId(request.orderId, "orderId")
-        return try host.write {
-            let now = host.clock.now()
+        return try events.write {
+            let now = clock.now()
             let tickets = try store.tickets(ofOrder: request.orderId)
             try KitchenScope.requireReach(tickets, caller: caller, to: "rush order \(Quoting.quoted(request.orderId))", noun: "order")
             let changed = try TicketBoard.rushed(tickets, orderId: request.orderId, rush: request.rush)
@@ -105,7 +111,7 @@ public final class KitchenService {
     func tickets(_ query: TicketsQuery, as caller: Caller) throws -> TicketsReply {
         var query = query
         query.cafeId = try KitchenScope.viewCafe(query.cafeId, caller: caller)
-        let now = host.clock.now()
+        let now = clock.now()
         return TicketsReply(tickets: KitchenViews.tickets(try load(includeDone: query.includeDone, at: now), query: query, at: now, settings: settings),
                             link: links.status())
     }
@@ -114,7 +120,7 @@ public final class KitchenService {
     func orders(_ query: OrdersQuery, as caller: Caller) throws -> OrdersReply {
         var query = query
         query.cafeId = try KitchenScope.viewCafe(query.cafeId, caller: caller)
-        let now = host.clock.now()
+        let now = clock.now()
         return OrdersReply(orders: KitchenViews.orders(try load(includeDone: query.includeDone, at: now), query: query, at: now, settings: settings),
                            link: links.status())
     }
@@ -123,7 +129,7 @@ public final class KitchenService {
     func counts(_ query: CountsQuery, as caller: Caller) throws -> CountsReply {
         var query = query
         query.cafeId = try KitchenScope.viewCafe(query.cafeId, caller: caller)
-        return CountsReply(counts: KitchenViews.counts(try store.current(closedSince: host.clock.now()), query: query), link: links.status())
+        return CountsReply(counts: KitchenViews.counts(try store.current(closedSince: clock.now()), query: query), link: links.status())
     }
 
     /// Every ticket for a query with `includeDone`, else only those a screen may still show.

@@ -8,21 +8,23 @@ import ServiceRuntime
 /// heartbeats and order events prove that link, and the consumer cursor says whether the queue
 /// has caught up with what order-service announced.
 final class LinkWatcher {
-    private let host: ServiceHost
+    private let clock: any WallClock
+    private let bus: BusSubscription
     private let settings: KitchenSettings
     private var monitor: LinkMonitor
     private var orderSource: String?
 
-    init(host: ServiceHost, settings: KitchenSettings) {
-        self.host = host
+    init(clock: any WallClock, bus: BusSubscription, settings: KitchenSettings) {
+        self.clock = clock
+        self.bus = bus
         self.settings = settings
-        monitor = LinkMonitor(startedAt: host.clock.now())
+        monitor = LinkMonitor(startedAt: clock.now())
     }
 
-    /// Call after `host.subscribe`: the bus's messages arrive on that subscription.
+    /// Call after `bus.subscribe`: the bus's messages arrive on that subscription.
     func start() {
-        host.onBusMessage { [unowned self] envelope in
-            let now = host.clock.now()
+        bus.onMessage { [unowned self] envelope in
+            let now = clock.now()
             monitor.busTraffic(at: now)
             switch envelope.body {
             case .heartbeat(let heartbeat) where heartbeat.service == "order-service":
@@ -39,7 +41,7 @@ final class LinkWatcher {
 
     /// The links now, as replies and the screen show them.
     func status() -> KitchenLink {
-        let cursor = orderSource.map { host.consumerCursor(source: $0, stream: "order") } ?? 0
-        return monitor.status(at: host.clock.now(), cursor: cursor, settings: settings)
+        let cursor = orderSource.map { bus.cursor(source: $0, stream: "order") } ?? 0
+        return monitor.status(at: clock.now(), cursor: cursor, settings: settings)
     }
 }

@@ -19,7 +19,7 @@ extension TerminalScreen {
         let logger = Logger(service: "kitchen-display", instance: "screen", minimum: .error)
         let security = try principal.map { try SocketSecurity.from(config, name: $0, serving: nil, logger: logger) } ?? .plain(logger: logger)
         let client = try security.requestClient(context: context, peer: endpoint, defaultServer: "kitchen-display", timeoutMilliseconds: 1_000)
-        let orders = try security.requestClient(context: context, peer: config.string("orders"), defaultServer: "order-service", timeoutMilliseconds: 2_000)
+        let orders = try security.requestClient(context: context, peer: config[KitchenDisplaySettings.ordersOption], defaultServer: "order-service", timeoutMilliseconds: 2_000)
         defer { orders.close() }
         let screen = TerminalScreen(transport: { try client.send(raw: $0) }, menu: { try orders.send(raw: $0) }, station: station, cafe: cafe)
         let shutdown = ShutdownSignal()
@@ -42,26 +42,26 @@ extension TerminalScreen {
     }
 
     /// `--screen`: a screen acting through the service's own router, drawn by the host's reactor;
-    /// q stops the service. Close it after `host.run()` returns. `principal`: deployed mode's
+    /// q stops the service. Close it after `host.run(_:)` returns. `principal`: deployed mode's
     /// `--screen-as` (it must be in the key registry), each request made as it stands in the
     /// registry then; nil in plain mode (the developer).
     public static func show(on host: ServiceHost, station: String?, cafe: String?, as principal: String?, config: Configuration) throws -> TerminalScreen {
         let transport: Transport
         // The 86 keys act at order-service as the screen's kitchen (its own key), never as the service.
         let menuSecurity = try principal.map { try SocketSecurity.from(config, name: $0, serving: nil, logger: host.logger) } ?? .plain(logger: host.logger)
-        let orders = try menuSecurity.requestClient(context: host.context, peer: config.string("orders"), defaultServer: "order-service", timeoutMilliseconds: 2_000)
+        let orders = try menuSecurity.requestClient(context: host.context, peer: config[KitchenDisplaySettings.ordersOption], defaultServer: "order-service", timeoutMilliseconds: 2_000)
         if let principal {
             guard host.security.caller(userId: principal, key: nil) != nil else {
                 throw SecurityError("--screen-as \(principal) is not in the key registry; the screen would have no one to act as")
             }
-            transport = { [router = host.router, security = host.security] frame in
+            transport = { [router = host.requests.router, security = host.security] frame in
                 guard let caller = security.caller(userId: principal, key: nil) else {
                     return RequestRouter.errorReply(ServiceError(.forbidden, "the screen's key \(principal) was revoked; it can no longer act"))
                 }
                 return router.handle(frame, caller: caller)
             }
         } else {
-            transport = { [router = host.router] in router.handle($0) }
+            transport = { [router = host.requests.router] in router.handle($0) }
         }
         let screen = TerminalScreen(transport: transport, menu: { try orders.send(raw: $0) }, station: station, cafe: cafe)
         screen.open()

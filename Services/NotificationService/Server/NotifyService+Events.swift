@@ -44,7 +44,7 @@ extension NotifyService {
     /// The order's device and every device registered for its user.
     private func recipients(_ order: OrderSnapshot) throws -> [String] {
         let devices = OrderNotifications.recipients(orderDevice: order.deviceId, userDevices: try order.userId.map(store.devices(ofUser:)) ?? [])
-        if devices.isEmpty { host.logger.debug("order with no device to notify", ["order.id": order.orderId]) }
+        if devices.isEmpty { logger.debug("order with no device to notify", ["order.id": order.orderId]) }
         return devices
     }
 
@@ -63,11 +63,11 @@ extension NotifyService {
         for due in try store.duePickupReminders(now: at, limit: 200) where PickupReminderSchedule.isDue(due.dueAt, now: at) {
             guard let order = due.order else {
                 // Set aside, or it would fail every tick and hold up the reminders behind it.
-                host.logger.error("pickup reminder unreadable, set aside", ["order.id": due.orderId])
-                try host.write { try store.setAsideUnreadable(due.orderId, at: at) }
+                logger.error("pickup reminder unreadable, set aside", ["order.id": due.orderId])
+                try events.write { try store.setAsideUnreadable(due.orderId, at: at) }
                 continue
             }
-            try host.write {
+            try events.write {
                 for deviceId in try recipients(order) {
                     try notify(.order(.pickupReminder, order, reason: nil), deviceId: deviceId, onceKey: order.orderId)
                 }

@@ -12,26 +12,26 @@ import ServiceRuntime
 /// and reminders; the op table keeps it from registering, setting or cancelling.
 extension NotifyService {
     func routeRequests() {
-        host.router.on(Op.deviceRegister, RegisterDevice.self) { [unowned self] body, caller in
+        router.on(Op.deviceRegister, RegisterDevice.self) { [unowned self] body, caller in
             var request = body
             request.deviceId = try caller.actingDevice(required: body.deviceId)
             // A phone registering its device under another user would receive that user's notifications.
             request.userId = try caller.actingUser(body.userId)
             return try register(request)
         }
-        host.router.on(Op.inboxList, InboxQuery.self) { [unowned self] body, caller in
+        router.on(Op.inboxList, InboxQuery.self) { [unowned self] body, caller in
             _ = try caller.actingDevice(required: body.deviceId)
             return try inbox(body)
         }
-        host.router.on(Op.reminderSet, SetReminder.self) { [unowned self] body, caller in
+        router.on(Op.reminderSet, SetReminder.self) { [unowned self] body, caller in
             _ = try caller.actingDevice(required: body.deviceId)
             return try setReminder(body)
         }
-        host.router.on(Op.reminderList, ReminderQuery.self) { [unowned self] body, caller in
+        router.on(Op.reminderList, ReminderQuery.self) { [unowned self] body, caller in
             _ = try caller.actingDevice(required: body.deviceId)
             return try listReminders(body)
         }
-        host.router.on(Op.reminderCancel, CancelReminder.self) { [unowned self] body, caller in
+        router.on(Op.reminderCancel, CancelReminder.self) { [unowned self] body, caller in
             _ = try caller.actingDevice(required: body.deviceId)
             return try cancelReminder(body, caller: caller)
         }
@@ -40,8 +40,8 @@ extension NotifyService {
     func register(_ request: RegisterDevice) throws -> Registration {
         try NotifyRequestRules.checkRegistration(request)
         let registration = NotifyRequestRules.registration(request, now: now)
-        try host.write { try store.save(registration) }
-        host.logger.info("device registered", ["device.id": request.deviceId, "authorization": request.authorization.rawValue, "language": request.language])
+        try events.write { try store.save(registration) }
+        logger.info("device registered", ["device.id": request.deviceId, "authorization": request.authorization.rawValue, "language": request.language])
         return Registration(deviceId: request.deviceId, language: request.language, locale: request.locale, authorization: request.authorization,
                             grantExpiresAt: registration.grantExpiresAt, notificationLanguage: MessageCatalog.language(for: request.language),
                             launchedAt: registration.launchedAt)
@@ -66,11 +66,11 @@ extension NotifyService {
         try requireDevice(request.deviceId)
         let reminder = RegionReminder(reminderId: "rem_" + UUID().uuidString.lowercased(), deviceId: request.deviceId, cafeId: request.cafeId,
                                       text: request.text, oneShot: request.oneShot ?? true, state: .active, createdAt: now, firedAt: nil)
-        try host.write {
+        try events.write {
             try RegionReminderRules.checkLimit(active: try store.activeReminderCount(deviceId: request.deviceId), deviceId: request.deviceId)
             try store.insert(reminder)
         }
-        host.logger.info("region reminder set", ["device.id": reminder.deviceId, "cafe.id": reminder.cafeId, "reminder.id": reminder.reminderId])
+        logger.info("region reminder set", ["device.id": reminder.deviceId, "cafe.id": reminder.cafeId, "reminder.id": reminder.reminderId])
         return reminder
     }
 
@@ -82,7 +82,7 @@ extension NotifyService {
 
     func cancelReminder(_ request: CancelReminder, caller: Caller = .developer) throws -> RegionReminder {
         try TextRules.requireToken(request.deviceId, field: "deviceId")
-        return try host.write {
+        return try events.write {
             guard let reminder = try store.reminder(request.reminderId, deviceId: request.deviceId) else {
                 throw ServiceError(.unknownReminder, "device \(request.deviceId) has no reminder \(request.reminderId.prefix(60))")
             }

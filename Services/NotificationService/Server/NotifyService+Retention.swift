@@ -25,7 +25,7 @@ extension NotifyService {
         counts.regionReminders = try store.pruneRegionReminders(before: cutoff, batchSize: retention.batchSize)
         pruned += counts.total
         if counts.total > 0 {
-            host.logger.info("retention pruned", ["retention.days": "\(retention.days)", "notifications": "\(counts.notifications)",
+            logger.info("retention pruned", ["retention.days": "\(retention.days)", "notifications": "\(counts.notifications)",
                                                   "reminders.pickup": "\(counts.pickupReminders)", "reminders.region": "\(counts.regionReminders)"])
         }
         return counts

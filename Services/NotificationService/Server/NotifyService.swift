@@ -9,7 +9,13 @@ import ServiceRuntime
 /// the outbox; the event id of what caused it is remembered in the same transaction, so a
 /// replayed event never notifies twice, and one notification per (device, kind, order).
 public final class NotifyService {
-    let host: ServiceHost
+    let clock: any WallClock
+    let logger: Logger
+    let reactor: Reactor
+    let requests: RequestServer
+    let router: RequestRouter
+    let bus: BusSubscription
+    let events: EventWriter
     /// The campus catalog: café names and the ids reminders may name. Required: main refuses to
     /// start without a readable one.
     /// The catalog in use: replaced whole by a reload (`use(_:)`), on the reactor's thread.
@@ -18,7 +24,7 @@ public final class NotifyService {
     let composer = NotificationComposer()
     let schedule: PickupReminderSchedule
     private let tickSeconds: Double
-    var now: Timestamp { host.clock.now() }
+    var now: Timestamp { clock.now() }
     /// How long what is over (notifications, ended reminders) is kept.
     let retention: NotificationRetention
     /// Events skipped because their id was already applied (since start), for health.
@@ -27,7 +33,13 @@ public final class NotifyService {
 
     /// The service on `host` (its database, sockets and clock); `start()` migrates and registers it.
     public init(host: ServiceHost, catalog: CampusCatalog, schedule: PickupReminderSchedule, tickSeconds: Double, retention: NotificationRetention) {
-        self.host = host
+        clock = host.clock
+        logger = host.logger
+        reactor = host.reactor
+        requests = host.requests
+        router = host.requests.router
+        bus = host.bus
+        events = host.events
         self.catalog = catalog
         self.schedule = schedule
         self.tickSeconds = tickSeconds
@@ -48,12 +60,12 @@ public final class NotifyService {
         try store.migrate()
         // A service that was down for a while catches up before it takes new work.
         try pruneExpired()
-        try host.subscribe(["order.", "region."], durableStreams: ["order", "region"]) { [unowned self] _, envelope in try self.consume(envelope) }
+        try bus.subscribe(["order.", "region."], durableStreams: ["order", "region"]) { [unowned self] _, envelope in try self.consume(envelope) }
         routeRequests()
         // Pickup reminders live in SQLite, so a restart neither loses nor repeats one.
-        host.reactor.every(tickSeconds, name: "reminders.pickup") { [unowned self] in try self.sendDuePickupReminders() }
-        host.reactor.every(3600, name: "retention.prune") { [unowned self] in try self.pruneExpired() }
-        host.addHealthDetails { [unowned self] in
+        reactor.every(tickSeconds, name: "reminders.pickup") { [unowned self] in try self.sendDuePickupReminders() }
+        reactor.every(3600, name: "retention.prune") { [unowned self] in try self.pruneExpired() }
+        requests.addHealthDetails { [unowned self] in
             store.healthCounts().merging([
                 "retention.days": "\(retention.days)",
                 "retention.pruned": "\(pruned)",
@@ -78,11 +90,11 @@ public final class NotifyService {
         guard try !store.hasNotification(deviceId: deviceId, kind: notification.kind, onceKey: onceKey) else { return nil }
         let emitted: Data
         if let reason = notification.undeliverableReason {
-            host.logger.info("notification not delivered", ["device.id": deviceId, "notification.kind": notification.kind.rawValue,
+            logger.info("notification not delivered", ["device.id": deviceId, "notification.kind": notification.kind.rawValue,
                                                             "notification.collapseId": notification.collapseId, "reason": reason])
-            emitted = try host.emitKeepingBody(.notifyUndeliverable, topic: Topic.notifyUndeliverable, stream: "notify", .notification(notification)).body
+            emitted = try events.emitKeepingBody(.notifyUndeliverable, topic: Topic.notifyUndeliverable, stream: "notify", .notification(notification)).body
         } else {
-            emitted = try host.emitKeepingBody(.notifyDelivery, topic: Topic.notifyDelivery(device: deviceId), stream: "notify", .notification(notification)).body
+            emitted = try events.emitKeepingBody(.notifyDelivery, topic: Topic.notifyDelivery(device: deviceId), stream: "notify", .notification(notification)).body
         }
         // The inbox keeps the notification as its event carried it: encoded once.
         try store.insert(notification, body: emitted, onceKey: onceKey)

@@ -1,17 +1,11 @@
-import Campus
-import Foundation
 import OrderServer
 import ServiceRuntime
 
 // order-service: the campus catalog, default-location preferences, pickup windows and orders.
-// Answers the client API; consumes region and kitchen events; publishes order events.
+// Answers the client API; consumes region and kitchen events; publishes order events. A missing
+// or unreadable campus catalog is a start error (exit 1).
 
-let config = loadConfiguration(program: OrderSettings.program, summary: OrderSettings.summary, specs: OrderSettings.specs)
-let settings = OrderSettings(config)
-// Start errors are JSON lines like every other log line (exit 1; a missing or unreadable campus catalog among them).
-let startLog = Logger(service: OrderSettings.program, instance: config.string("instance"))
-do {
-    let host = try ServiceHost(service: OrderSettings.program, config: config)
+ServiceLaunch(OrderSettings.common, summary: OrderSettings.summary, specs: OrderSettings.specs, settings: OrderSettings.init).run { host, settings in
     let source = try CatalogSource(path: settings.campus, now: host.clock.now())
     let region = try RegionClient(context: host.context, endpoints: settings.regionEndpoints, security: host.security,
                                   timeoutMilliseconds: Int32(settings.regionTimeoutMilliseconds), retrySeconds: settings.regionRetrySeconds, clock: host.clock)
@@ -20,8 +14,5 @@ do {
     // SIGHUP and catalog.reload switch to the file's new catalog when it validates whole.
     source.onChange { service.use($0) }
     source.attach(to: host)
-    // The service is the owner its handlers point back to: keep it alive while the host runs.
-    withExtendedLifetime(service) { host.run() }
-} catch {
-    startLog.exitStart("start failed", error: error, status: 1)
+    return service
 }

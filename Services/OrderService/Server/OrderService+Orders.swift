@@ -25,7 +25,7 @@ extension OrderService {
         // Last, because it is a round trip: region-monitor confirms the code was scanned inside the
         // café before the payment is taken. A refusal changes nothing here.
         if let clip = request.clip, let deviceId = request.deviceId { try confirmClip(clip, deviceId: deviceId, cafe: checked.cafe) }
-        return try host.write {
+        return try events.write {
             let effects = try OrderPlacement.decide(request, checked, reservation: try store.reservation(request.reservationId),
                                                     orderId: "ord_" + UUID().uuidString.lowercased(), now: now)
             try apply(effects)
@@ -43,7 +43,7 @@ extension OrderService {
         do {
             answer = try region.confirm(ConfirmLocation(deviceId: deviceId, code: clip.url, acquiredAt: clip.acquiredAt, cafeId: cafe.id))
         } catch {
-            host.logger.warning("location confirmation failed", ["device.id": deviceId, "error": "\(error)"])
+            logger.warning("location confirmation failed", ["device.id": deviceId, "error": "\(error)"])
             throw AppClipRules.unavailable(error)
         }
         try AppClipRules.verdict(answer, cafe: cafe)
@@ -57,7 +57,7 @@ extension OrderService {
         let request = try OrderScope.cancellation(request, caller: caller)
         let order = try OrderScope.reach(try store.order(request.orderId), id: request.orderId, caller: caller, to: "cancel")
         let counter = try OrderScope.cancelling(order, caller: caller)
-        let next = try host.write { try apply(try OrderCancellation.decide(request, order: order, now: now, counter: counter)) }
+        let next = try events.write { try apply(try OrderCancellation.decide(request, order: order, now: now, counter: counter)) }
         return view(next, requested: request.locale)
     }
 
@@ -65,7 +65,7 @@ extension OrderService {
     func pickup(_ query: OrderQuery, as caller: Caller) throws -> OrderView {
         if let locale = query.locale { try RequestRules.validateLocale(locale) }
         let order = try OrderScope.reach(try store.order(query.orderId), id: query.orderId, caller: caller, to: "hand over")
-        let next = try host.write { try apply(try OrderProgress.handOver(order, now: now)) }
+        let next = try events.write { try apply(try OrderProgress.handOver(order, now: now)) }
         return view(next, requested: query.locale)
     }
 
@@ -81,7 +81,7 @@ extension OrderService {
     func claim(_ request: ClaimOrdersRequest, as caller: Caller) throws -> ClaimOrdersReply {
         try OrderCustomerEvents.checkClaim(request)
         let request = try OrderScope.claim(request, caller: caller)
-        return try host.write {
+        return try events.write {
             let claimed = OrderCustomerEvents.claim(request, orders: try store.guestOrders(deviceId: request.deviceId), now: now)
             for effects in claimed { try apply(effects) }
             return ClaimOrdersReply(userId: request.userId, orderIds: claimed.map(\.order.orderId))
@@ -101,19 +101,19 @@ extension OrderService {
         let at = now
         for order in try store.readyOrders() {
             if let effects = try OrderProgress.noShow(order, graceMinutes: catalog.cafe(order.cafeId)?.pickup.graceMinutes, now: at) {
-                try host.write { try apply(effects) }
+                try events.write { try apply(effects) }
             }
         }
         for order in try store.unfinishedOrders() {
             if let effects = OrderProgress.overdue(order, graceMinutes: catalog.cafe(order.cafeId)?.pickup.graceMinutes, now: at) {
-                try host.write { try apply(effects) }
+                try events.write { try apply(effects) }
             }
         }
     }
 
     /// Forgets idempotency keys older than the retention (48 h: clients are promised 24).
     func expireIdempotencyKeys() throws {
-        try host.write { try store.deleteIdempotency(before: OrderIdempotency.cutoff(now: now)) }
+        try events.write { try store.deleteIdempotency(before: OrderIdempotency.cutoff(now: now)) }
     }
 
     /// Moves an order to `state` inside the caller's transaction: row, audit and event together.
@@ -129,7 +129,7 @@ extension OrderService {
         // The row keeps the snapshot as the event announcing it carried it: encoded once.
         var snapshot: Data?
         for emission in effects.events {
-            let body = try host.emitKeepingBody(emission.type, topic: emission.topic, stream: "order", .order(emission.event)).body
+            let body = try events.emitKeepingBody(emission.type, topic: emission.topic, stream: "order", .order(emission.event)).body
             if emission.event.order == effects.order { snapshot = EnvelopeFrame.member("order", of: body) }
         }
         try store.save(effects, snapshot: snapshot)

@@ -25,7 +25,7 @@ extension OrderService {
         try RequestRules.validateLocale(request.locale)
         if let userId = request.userId { try RequestRules.validateID(userId, field: "userId") }
         if let start = request.start { try ReservationRules.checkStart(start, cafe: cafe, now: now) }
-        return try host.write {
+        return try events.write {
             // Count and insert in one IMMEDIATE transaction: two clients racing for the last place cannot both win.
             let at = now
             let start: Timestamp

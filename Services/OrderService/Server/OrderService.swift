@@ -9,7 +9,12 @@ import ServiceRuntime
 /// calls them, and writes each decision with its events in one transaction. Its state is its own
 /// SQLite file; it learns where devices are only from region events.
 public final class OrderService {
-    let host: ServiceHost
+    let clock: any WallClock
+    let logger: Logger
+    let reactor: Reactor
+    let requests: RequestServer
+    let bus: BusSubscription
+    let events: EventWriter
     /// The catalog in use: replaced whole by a reload (`use(_:)`), on the reactor's thread.
     private(set) var catalog: CampusCatalog
     let holdSeconds: Double
@@ -17,11 +22,16 @@ public final class OrderService {
     let store: OrderStore
     let presenter = MenuPresenter()
     let times = PickupTimeFormatter()
-    var now: Timestamp { host.clock.now() }
+    var now: Timestamp { clock.now() }
 
     /// The service on `host` (its database, sockets and clock); `start()` migrates and registers it.
     public init(host: ServiceHost, catalog: CampusCatalog, holdSeconds: Double, region: RegionQueries) {
-        self.host = host
+        clock = host.clock
+        logger = host.logger
+        reactor = host.reactor
+        requests = host.requests
+        bus = host.bus
+        events = host.events
         self.catalog = catalog
         self.holdSeconds = holdSeconds
         self.region = region
@@ -35,7 +45,7 @@ public final class OrderService {
     /// Migrates the schema and registers the ops, the subscription, the timers and health details.
     public func start() throws {
         try store.migrate()
-        let router = host.router
+        let router = requests.router
         // Every op is answered as the caller its connection proved (OrderScope), never as the body says.
         router.on(Op.menuAvailabilitySet, MenuAvailabilityRequest.self) { [unowned self] body, caller in try self.setAvailability(body, as: caller) }
         router.on(Op.preferenceSet, PreferenceRequest.self) { [unowned self] body, caller in try self.setPreference(body, as: caller) }
@@ -49,12 +59,12 @@ public final class OrderService {
         router.on(Op.orderPickup, OrderQuery.self) { [unowned self] body, caller in try self.pickup(body, as: caller) }
         router.on(Op.orderHistory, OrderQuery.self) { [unowned self] body, caller in try self.history(body, as: caller) }
         router.on(Op.orderClaim, ClaimOrdersRequest.self) { [unowned self] body, caller in try self.claim(body, as: caller) }
-        try host.subscribe(["region.", "kitchen."], durableStreams: ["region", "kitchen"]) { [unowned self] _, envelope in
+        try bus.subscribe(["region.", "kitchen."], durableStreams: ["region", "kitchen"]) { [unowned self] _, envelope in
             try self.consume(envelope)
         }
-        host.reactor.every(30, name: "orders.noShow") { [unowned self] in try self.markNoShows() }
-        host.reactor.every(3600, name: "idempotency.expire") { [unowned self] in try self.expireIdempotencyKeys() }
-        host.addHealthDetails { [unowned self] in
+        reactor.every(30, name: "orders.noShow") { [unowned self] in try self.markNoShows() }
+        reactor.every(3600, name: "idempotency.expire") { [unowned self] in try self.expireIdempotencyKeys() }
+        requests.addHealthDetails { [unowned self] in
             ["orders.open": "\(store.openOrderCount() ?? -1)", "cafes": "\(catalog.cafes.count)"]
         }
     }
@@ -67,7 +77,7 @@ public final class OrderService {
         let userId = try caller.actingUser(required: request.userId)
         guard let preference = request.preference else { throw ServiceError(.invalidField, "missing field preference") }
         if case .cafe(let id) = preference { _ = try RequestRules.cafe(id, in: catalog) }
-        try host.write { try store.setPreference(preference, of: userId) }
+        try events.write { try store.setPreference(preference, of: userId) }
         return PreferenceView(userId: userId, preference: preference)
     }
 
@@ -110,7 +120,7 @@ public final class OrderService {
             let at = now
             return answer.cafesByDistance.first { id in catalog.cafe(id).map { PickupCalendar(cafe: $0).isOpen(at: at) } ?? false }
         } catch {
-            host.logger.warning("region-monitor did not rank cafés for the menu; the next rule decides", ["device.id": deviceId, "error": "\(error)"])
+            logger.warning("region-monitor did not rank cafés for the menu; the next rule decides", ["device.id": deviceId, "error": "\(error)"])
             return nil
         }
     }

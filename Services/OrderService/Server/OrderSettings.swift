@@ -1,8 +1,8 @@
 import Foundation
 import ServiceRuntime
 
-/// order-service's own options, each default declared once (as a property default) and shown by
-/// `--help` from there. `init(_:)` reads a loaded configuration into it.
+/// order-service's own options, each declared once below with its default, range and help; a
+/// property starts from its option's default. `init(_:)` reads a loaded configuration into it.
 public struct OrderSettings: Sendable, Equatable {
     /// The executable's name: its log lines, its `--help` and its SQLite file.
     public static let program = "order-service"
@@ -12,40 +12,44 @@ public struct OrderSettings: Sendable, Equatable {
     public static let listenPort = 7430
 
     /// The campus catalog file.
-    public var campus = "deploy/campus.json"
+    public var campus = Self.campusOption.defaultValue
     /// How long a reserved pickup place is held for an order.
-    public var reservationHoldSeconds = 600.0
+    public var reservationHoldSeconds = Self.reservationHoldOption.defaultValue
     /// region-monitor's request sockets, one per device shard, in shard order; each may be
     /// `name@tcp://…`, the instance whose key a deployed-mode socket expects.
-    public var regionEndpoints = ["tcp://127.0.0.1:7420"]
+    public var regionEndpoints = Self.regionEndpointsOption.defaultValue
     /// How long an App Clip order or a menu waits for region-monitor.
-    public var regionTimeoutMilliseconds = 1000
+    public var regionTimeoutMilliseconds = Self.regionTimeoutOption.defaultValue
     /// After region-monitor did not answer, how long it is not asked again.
-    public var regionRetrySeconds = 5.0
+    public var regionRetrySeconds = Self.regionRetryOption.defaultValue
 
     /// The defaults.
     public init() {}
 
+    /// The options every service reads, with order-service's name and request port.
+    public static let common = CommonOptions(service: program, listenPort: listenPort)
+    public static let campusOption = Option<String>("campus", .path, default: "deploy/campus.json",
+                                                    help: "the campus catalog (cafés, hours, pickup windows, menus)")
+    public static let reservationHoldOption = Option.seconds("reservation-hold-seconds", default: 600,
+                                                             help: "how long a reserved pickup place is held for an order")
+    public static let regionEndpointsOption = Option.endpoints("region-endpoints", default: ["tcp://127.0.0.1:7420"],
+                                                               help: "region-monitor's request sockets, comma-separated, one per device shard in shard order (nearest cafés for the menu, App Clip location confirmation); deployed mode: name@tcp://host:port names the instance whose key the socket expects (default region-monitor)")
+    public static let regionTimeoutOption = Option.count("region-timeout-ms", 1...60_000, default: 1000,
+                                                         help: "how long an App Clip order or a menu waits for region-monitor")
+    public static let regionRetryOption = Option.seconds("region-retry-seconds", .nonNegative, default: 5,
+                                                         help: "after region-monitor did not answer, how long App Clip orders and menus skip asking it (refused at once / next menu rule)")
+
     /// Every option order-service reads: the common ones, then its own. The kinds check every range.
     public static var specs: [OptionSpec] {
-        let defaults = OrderSettings()
-        return ServiceHost.commonSpecs(service: program, listenPort: listenPort) + [
-            OptionSpec("campus", .path, default: defaults.campus, help: "the campus catalog (cafés, hours, pickup windows, menus)"),
-            .seconds("reservation-hold-seconds", default: defaults.reservationHoldSeconds, help: "how long a reserved pickup place is held for an order"),
-            OptionSpec("region-endpoints", .endpointList, default: defaults.regionEndpoints.joined(separator: ","),
-                       help: "region-monitor's request sockets, comma-separated, one per device shard in shard order (nearest cafés for the menu, App Clip location confirmation); deployed mode: name@tcp://host:port names the instance whose key the socket expects (default region-monitor)"),
-            .count("region-timeout-ms", 1...60_000, default: defaults.regionTimeoutMilliseconds, help: "how long an App Clip order or a menu waits for region-monitor"),
-            .seconds("region-retry-seconds", .nonNegative, default: defaults.regionRetrySeconds,
-                     help: "after region-monitor did not answer, how long App Clip orders and menus skip asking it (refused at once / next menu rule)"),
-        ]
+        common.specs + [campusOption.spec, reservationHoldOption.spec, regionEndpointsOption.spec, regionTimeoutOption.spec, regionRetryOption.spec]
     }
 
     /// The settings in `config` (loaded against `specs`, whose kinds checked every value).
     public init(_ config: Configuration) {
-        campus = config.string("campus")
-        reservationHoldSeconds = config.double("reservation-hold-seconds")
-        regionEndpoints = config.list("region-endpoints")
-        regionTimeoutMilliseconds = config.int("region-timeout-ms")
-        regionRetrySeconds = config.double("region-retry-seconds")
+        campus = config[Self.campusOption]
+        reservationHoldSeconds = config[Self.reservationHoldOption]
+        regionEndpoints = config[Self.regionEndpointsOption]
+        regionTimeoutMilliseconds = config[Self.regionTimeoutOption]
+        regionRetrySeconds = config[Self.regionRetryOption]
     }
 }

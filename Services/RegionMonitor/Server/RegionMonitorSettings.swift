@@ -3,24 +3,25 @@ import Foundation
 import RegionMonitorCore
 import ServiceRuntime
 
-/// region-monitor's settings: every default is declared once, here (the engine's in
-/// `RegionSettings`), and the options `--help` lists are built from them.
+/// region-monitor's settings. Each option is declared once, below, with its default, range and
+/// help: its own settings start from their options' defaults, and the engine's options take
+/// theirs from `RegionSettings` (the Core declares those, knowing nothing of options).
 public struct RegionMonitorSettings: Sendable, Equatable {
     /// The request socket's port unless `--listen` says otherwise.
     public static let listenPort = 7420
 
     /// The campus catalog's path.
-    public var campus = "deploy/campus.json"
+    public var campus = Self.campusOption.defaultValue
     /// The built-in monitor holding the campus conditions: one name, shared with the services that read its events.
     public let monitor = CampusCatalog.monitorName
     /// Where beacon-ingest pushes location fixes.
-    public var fixListen = "tcp://127.0.0.1:7425"
+    public var fixListen = Self.fixListenOption.defaultValue
     /// How often the timer fires exits and dwell times.
-    public var tickSeconds = 0.5
+    public var tickSeconds = Self.tickOption.defaultValue
     /// Device shards, as beacon-ingest publishes them.
-    public var shards = 1
+    public var shards = Self.shardsOption.defaultValue
     /// The shard this instance owns, as given ("" for every shard).
-    public var shard = ""
+    public var shard = Self.shardOption.defaultValue
     /// The engine's durations and limits.
     public var engine = RegionSettings()
 
@@ -30,53 +31,68 @@ public struct RegionMonitorSettings: Sendable, Equatable {
     /// `s<shard>` for topics and source names of one shard; empty for every shard.
     public var shardTag: String { shard.isEmpty ? "" : "s\(shard)" }
 
-    /// Every option region-monitor reads, with its default and help. The kinds check every range.
+    /// The engine's defaults, which its options show.
+    private static let engineDefaults = RegionSettings()
+
+    /// The options every service reads, with region-monitor's name and request port.
+    public static let common = CommonOptions(service: "region-monitor", listenPort: listenPort)
+    public static let campusOption = Option<String>("campus", .path, default: "deploy/campus.json",
+                                                    help: "the campus catalog: per café a beacon condition <id> and an area condition <id>.area")
+    public static let fixListenOption = Option<String>("fix-listen", .endpoint, default: "tcp://127.0.0.1:7425",
+                                                       help: "where beacon-ingest pushes location fixes (a direct channel: fixes never cross the bus; deployed: fixes only from beacon-ingest keys; plain: loopback only)")
+    public static let exitOption = Option.seconds("beacon-exit-seconds", default: engineDefaults.exitTimeout,
+                                                  help: "a beacon condition becomes unsatisfied after this long without a matching sighting (unless it names its own)")
+    public static let hysteresisOption = Option.measure("hysteresis-meters", .nonNegative, default: engineDefaults.hysteresis,
+                                                        help: "leaving a circle needs a fix this far beyond its radius, uncertainty included (unless it names its own)")
+    public static let dwellOption = Option.seconds("dwell-seconds", .nonNegative, default: engineDefaults.dwell,
+                                                   help: "a device must be inside a circle this long before it is satisfied (unless it names its own)")
+    public static let nearestFreshnessOption = Option.seconds("nearest-freshness-seconds", default: engineDefaults.nearestFreshness,
+                                                              help: "how long a near/immediate sighting decides the nearest beacon")
+    public static let tickOption = Option.seconds("tick-seconds", default: 0.5, help: "how often the timer fires exits and dwell times")
+    public static let sightingSaveOption = Option.seconds("sighting-save-seconds", default: engineDefaults.sightingSaveInterval,
+                                                          help: "a device still in range has its last matching sighting saved at least this often (or every quarter of its exit timeout if shorter; one that left, within 2 s), so exits fire on time after a restart")
+    public static let conditionLimitOption = Option.count("condition-limit", 1...100_000, default: engineDefaults.conditionLimit,
+                                                          help: "the most conditions one monitor may hold (monitor.conditionLimitExceeded beyond)")
+    public static let monitorLimitOption = Option.count("monitor-limit", 1...100_000, default: engineDefaults.monitorLimit,
+                                                        help: "the most monitors besides the campus one")
+    public static let confirmWindowOption = Option.seconds("confirm-window-seconds", default: engineDefaults.confirmWindow,
+                                                           help: "a fix confirms where a code was acquired only this close in time to it")
+    public static let fixRetentionOption = Option.seconds("fix-retention-seconds", default: engineDefaults.fixRetention,
+                                                          help: "fixes are kept this long, then deleted")
+    public static let shardsOption = Option.count("shards", 1...256, default: 1, help: "number of device shards, as beacon-ingest publishes them")
+    /// `--shard`: checked against `--shards` when read, so it is text here.
+    public static let shardOption = Option<String>("shard", .string, default: "",
+                                                   help: "the shard this instance owns, 0…shards-1: it consumes only that shard's topics (empty: every shard)")
+
+    /// Every option region-monitor reads, in `--help` order. The kinds check every range.
     public static var specs: [OptionSpec] {
-        let d = RegionMonitorSettings()
-        return ServiceHost.commonSpecs(service: "region-monitor", listenPort: listenPort) + [
-            OptionSpec("campus", .path, default: d.campus, help: "the campus catalog: per café a beacon condition <id> and an area condition <id>.area"),
-            OptionSpec("fix-listen", .endpoint, default: d.fixListen, help: "where beacon-ingest pushes location fixes (a direct channel: fixes never cross the bus; deployed: fixes only from beacon-ingest keys; plain: loopback only)"),
-            .seconds("beacon-exit-seconds", default: d.engine.exitTimeout,
-                     help: "a beacon condition becomes unsatisfied after this long without a matching sighting (unless it names its own)"),
-            OptionSpec("hysteresis-meters", .measure(.nonNegative), default: OptionSpec.format(d.engine.hysteresis),
-                       help: "leaving a circle needs a fix this far beyond its radius, uncertainty included (unless it names its own)"),
-            .seconds("dwell-seconds", .nonNegative, default: d.engine.dwell,
-                     help: "a device must be inside a circle this long before it is satisfied (unless it names its own)"),
-            .seconds("nearest-freshness-seconds", default: d.engine.nearestFreshness, help: "how long a near/immediate sighting decides the nearest beacon"),
-            .seconds("tick-seconds", default: d.tickSeconds, help: "how often the timer fires exits and dwell times"),
-            .seconds("sighting-save-seconds", default: d.engine.sightingSaveInterval,
-                     help: "a device still in range has its last matching sighting saved at least this often (or every quarter of its exit timeout if shorter; one that left, within 2 s), so exits fire on time after a restart"),
-            .count("condition-limit", 1...100_000, default: d.engine.conditionLimit, help: "the most conditions one monitor may hold (monitor.conditionLimitExceeded beyond)"),
-            .count("monitor-limit", 1...100_000, default: d.engine.monitorLimit, help: "the most monitors besides the campus one"),
-            .seconds("confirm-window-seconds", default: d.engine.confirmWindow, help: "a fix confirms where a code was acquired only this close in time to it"),
-            .seconds("fix-retention-seconds", default: d.engine.fixRetention, help: "fixes are kept this long, then deleted"),
-            .count("shards", 1...256, default: d.shards, help: "number of device shards, as beacon-ingest publishes them"),
-            OptionSpec("shard", .string, default: d.shard, help: "the shard this instance owns, 0…shards-1: it consumes only that shard's topics (empty: every shard)"),
-        ]
+        common.specs + [campusOption.spec, fixListenOption.spec, exitOption.spec, hysteresisOption.spec, dwellOption.spec, nearestFreshnessOption.spec,
+                        tickOption.spec, sightingSaveOption.spec, conditionLimitOption.spec, monitorLimitOption.spec, confirmWindowOption.spec,
+                        fixRetentionOption.spec, shardsOption.spec, shardOption.spec]
     }
 
     /// Reads the settings from configuration read with `specs` (whose kinds have checked every
     /// range), refusing a `--shard` that is not one of `--shards`.
     public init(_ config: Configuration) throws(RegionSettingsError) {
-        let shards = config.int("shards")
-        let shard = config.string("shard")
+        let shards = config[Self.shardsOption]
+        let shard = config[Self.shardOption]
         if !shard.isEmpty, Int(shard).map({ !(0..<shards).contains($0) }) ?? true {
             throw RegionSettingsError("--shard must be empty or 0…\(shards - 1), not \"\(shard.prefix(64))\"")
         }
-        campus = config.string("campus")
-        fixListen = config.string("fix-listen")
-        tickSeconds = config.double("tick-seconds")
+        campus = config[Self.campusOption]
+        fixListen = config[Self.fixListenOption]
+        tickSeconds = config[Self.tickOption]
         self.shards = shards
         self.shard = shard
-        engine.exitTimeout = config.double("beacon-exit-seconds")
-        engine.hysteresis = config.double("hysteresis-meters")
-        engine.dwell = config.double("dwell-seconds")
-        engine.nearestFreshness = config.double("nearest-freshness-seconds")
-        engine.sightingSaveInterval = config.double("sighting-save-seconds")
-        engine.confirmWindow = config.double("confirm-window-seconds")
-        engine.fixRetention = config.double("fix-retention-seconds")
-        engine.conditionLimit = config.int("condition-limit")
-        engine.monitorLimit = config.int("monitor-limit")
+        engine.exitTimeout = config[Self.exitOption]
+        engine.hysteresis = config[Self.hysteresisOption]
+        engine.dwell = config[Self.dwellOption]
+        engine.nearestFreshness = config[Self.nearestFreshnessOption]
+        engine.sightingSaveInterval = config[Self.sightingSaveOption]
+        engine.confirmWindow = config[Self.confirmWindowOption]
+        engine.fixRetention = config[Self.fixRetentionOption]
+        engine.conditionLimit = config[Self.conditionLimitOption]
+        engine.monitorLimit = config[Self.monitorLimitOption]
     }
 }
 

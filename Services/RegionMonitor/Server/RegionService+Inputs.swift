@@ -14,7 +14,7 @@ extension RegionService {
         case .sightings(let batch):
             for sighting in batch.sightings { try consume(sighting) }
         case .deviceStatus(let status):
-            try host.write {
+            try events.write {
                 try store.saveDevice(status)
                 try apply(engine.deviceStatus(status))
             }
@@ -65,20 +65,20 @@ extension RegionService {
     }
 
     private func write(_ effects: RegionEffects) throws {
-        try host.write {
+        try events.write {
             for event in effects.events {
-                let body = try host.emitKeepingBody(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event)).body
+                let body = try events.emitKeepingBody(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event)).body
                 // A purged device's records are deleted below: their last events are only announced.
                 if effects.purged == nil { try store.saveRecord(event, lastEvent: body) }
             }
             for value in effects.nearest {
-                let body = try host.emitKeepingBody(.regionNearest, topic: Topic.regionNearest, stream: "region", .nearest(value)).body
+                let body = try events.emitKeepingBody(.regionNearest, topic: Topic.regionNearest, stream: "region", .nearest(value)).body
                 try store.saveNearest(value, json: body)
             }
             if let purged = effects.purged {
                 try store.deleteLocation(deviceId: purged.deviceId)
-                try host.emit(.regionPurged, topic: Topic.regionPurged, stream: "region", .purged(purged))
-                host.logger.info("location data dropped", ["device.id": purged.deviceId, "authorization": purged.reason.rawValue])
+                try events.emit(.regionPurged, topic: Topic.regionPurged, stream: "region", .purged(purged))
+                logger.info("location data dropped", ["device.id": purged.deviceId, "authorization": purged.reason.rawValue])
             }
         }
     }

@@ -14,11 +14,11 @@ extension RegionService {
     static let locationAsker = "order-service"
 
     func routeLocationOps() {
-        host.router.on(Op.nearestGet, DeviceQuery.self) { [unowned self] query, caller in
+        router.on(Op.nearestGet, DeviceQuery.self) { [unowned self] query, caller in
             try Self.requireLocationAccess(caller, deviceId: query.deviceId, "ask for the nearest café")
-            return try engine.nearestAnswer(deviceId: query.deviceId, catalog: catalog, now: host.clock.now())
+            return try engine.nearestAnswer(deviceId: query.deviceId, catalog: catalog, now: clock.now())
         }
-        host.router.on(Op.locationConfirm, ConfirmLocation.self) { [unowned self] request, caller in
+        router.on(Op.locationConfirm, ConfirmLocation.self) { [unowned self] request, caller in
             try Self.requireLocationAccess(caller, deviceId: request.deviceId, "confirm where a code was acquired")
             return try confirm(request)
         }
@@ -34,9 +34,9 @@ extension RegionService {
 
     /// "Was this code acquired inside region R?" yes / no / disallowed, never a position.
     func confirm(_ request: ConfirmLocation) throws -> LocationConfirmation {
-        let answer = try engine.confirmation(request, catalog: catalog, now: host.clock.now())
+        let answer = try engine.confirmation(request, catalog: catalog, now: clock.now())
         confirmations += 1
-        host.logger.info("location confirmed", ["device.id": request.deviceId, "code": String(request.code.prefix(200)),
+        logger.info("location confirmed", ["device.id": request.deviceId, "code": String(request.code.prefix(200)),
                                                 "result": answer.result.rawValue, "reason": answer.reason?.rawValue ?? ""])
         return answer
     }

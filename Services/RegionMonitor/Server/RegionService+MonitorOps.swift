@@ -7,37 +7,37 @@ import ServiceRuntime
 /// stored in the same transaction.
 extension RegionService {
     func routeMonitorOps() {
-        host.router.on(Op.monitorList, Empty.self) { [unowned self] _ in
+        router.on(Op.monitorList, Empty.self) { [unowned self] _ in
             MonitorList(monitors: engine.monitorInfos)
         }
-        host.router.on(Op.monitorOpen, MonitorOwnership.self) { [unowned self] request in
-            try host.write {
+        router.on(Op.monitorOpen, MonitorOwnership.self) { [unowned self] request in
+            try events.write {
                 let info = try engine.open(monitor: request.monitor, owner: request.owner)
                 try store.saveMonitor(info)
                 return info
             }
         }
-        host.router.on(Op.monitorClose, MonitorOwnership.self) { [unowned self] request in
-            try host.write {
+        router.on(Op.monitorClose, MonitorOwnership.self) { [unowned self] request in
+            try events.write {
                 let info = try engine.close(monitor: request.monitor, owner: request.owner)
                 try store.saveMonitor(info)
                 return info
             }
         }
-        host.router.on(Op.monitorAdd, AddCondition.self) { [unowned self] request in
-            try host.write { try add(request) }
+        router.on(Op.monitorAdd, AddCondition.self) { [unowned self] request in
+            try events.write { try add(request) }
         }
-        host.router.on(Op.monitorRemove, RemoveCondition.self) { [unowned self] request in
-            try host.write {
+        router.on(Op.monitorRemove, RemoveCondition.self) { [unowned self] request in
+            try events.write {
                 let removed = try engine.remove(monitor: request.monitor, identifier: request.identifier, owner: request.owner)
                 try store.deleteCondition(monitor: request.monitor, identifier: request.identifier)
                 return RemovedCondition(monitor: request.monitor, identifier: request.identifier, recordsRemoved: removed)
             }
         }
-        host.router.on(Op.monitorIdentifiers, MonitorQuery.self) { [unowned self] query in
+        router.on(Op.monitorIdentifiers, MonitorQuery.self) { [unowned self] query in
             try engine.monitorIdentifiers(monitor: query.monitor)
         }
-        host.router.on(Op.monitorRecord, RecordQuery.self) { [unowned self] query in
+        router.on(Op.monitorRecord, RecordQuery.self) { [unowned self] query in
             try engine.monitorRecord(monitor: query.monitor, identifier: query.identifier, deviceId: query.deviceId)
         }
     }
@@ -47,13 +47,13 @@ extension RegionService {
     private func add(_ request: AddCondition) throws -> MonitorRecord {
         let spec = ConditionSpec(monitor: request.monitor, identifier: request.identifier, condition: request.condition,
                                  deviceId: request.deviceId, assuming: request.assuming)
-        let (replaced, effects) = try engine.add(spec, owner: request.owner, now: host.clock.now())
+        let (replaced, effects) = try engine.add(spec, owner: request.owner, now: clock.now())
         guard let added = engine.spec(monitor: request.monitor, identifier: request.identifier) else {
             throw ServiceError(.internalError, "the condition vanished while being added")
         }
         try store.saveCondition(added)
         try apply(effects)
-        host.logger.info("condition added", ["monitor": request.monitor, "identifier": request.identifier, "records.replaced": "\(replaced)"])
+        logger.info("condition added", ["monitor": request.monitor, "identifier": request.identifier, "records.replaced": "\(replaced)"])
         return try engine.monitorRecord(monitor: request.monitor, identifier: request.identifier, deviceId: request.deviceId)
     }
 }

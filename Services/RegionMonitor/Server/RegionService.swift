@@ -12,7 +12,16 @@ import ServiceRuntime
 /// written with its event in one transaction, and nothing this service publishes or answers
 /// carries a coordinate.
 public final class RegionService {
-    let host: ServiceHost
+    let clock: any WallClock
+    let logger: Logger
+    let reactor: Reactor
+    let requests: RequestServer
+    let router: RequestRouter
+    let heartbeat: HeartbeatPublisher
+    let bus: BusSubscription
+    let events: EventWriter
+    /// What the fix channel is built from at start (the host's parts, not the host).
+    private let fixParts: FixChannel.Parts
     /// The catalog in use: replaced whole by a reload (`use(_:)`), on the reactor's thread.
     private(set) var catalog: CampusCatalog
     /// Rebuilt from the store after a write the storage refused (see `reloadEngine`).
@@ -34,7 +43,15 @@ public final class RegionService {
 
     /// A service on `host`'s database and sockets; nothing runs until `start`.
     public init(host: ServiceHost, catalog: CampusCatalog, settings: RegionMonitorSettings) {
-        self.host = host
+        clock = host.clock
+        logger = host.logger
+        reactor = host.reactor
+        requests = host.requests
+        router = host.requests.router
+        heartbeat = host.heartbeat
+        bus = host.bus
+        events = host.events
+        fixParts = FixChannel.Parts(host)
         self.catalog = catalog
         self.settings = settings
         engine = RegionEngine(settings: settings.engine)
@@ -47,25 +64,25 @@ public final class RegionService {
         try store.migrate()
         try restore()
         let suffix = settings.shardTag.isEmpty ? "" : "\(settings.shardTag)."
-        host.heartbeat.shard = settings.shardTag.isEmpty ? nil : settings.shardTag
-        try host.subscribe(["sighting.\(suffix)", "device.\(suffix)"], durableStreams: ["device"]) { [unowned self] topic, envelope in
+        heartbeat.shard = settings.shardTag.isEmpty ? nil : settings.shardTag
+        try bus.subscribe(["sighting.\(suffix)", "device.\(suffix)"], durableStreams: ["device"]) { [unowned self] topic, envelope in
             try self.consume(envelope)
         }
-        host.consumer?.onRolledBack = { [unowned self] in self.reloadEngine() }
-        fixChannel = try FixChannel(host: host, endpoint: settings.fixListen) { [unowned self] fix in try self.consumeFix(fix) }
-        host.reactor.every(settings.tickSeconds, name: "region.timer") { [unowned self] in try self.tick() }
+        bus.consumer?.onRolledBack = { [unowned self] in self.reloadEngine() }
+        fixChannel = try FixChannel(parts: fixParts, endpoint: settings.fixListen) { [unowned self] fix in try self.consumeFix(fix) }
+        reactor.every(settings.tickSeconds, name: "region.timer") { [unowned self] in try self.tick() }
         // A pass handles at most `Self.devicesPerTick` devices; while one left work, this takes
         // the next slice every 2 ms, between the sockets' turns.
-        host.reactor.every(0.002, name: "region.timer.more") { [unowned self] in
+        reactor.every(0.002, name: "region.timer.more") { [unowned self] in
             if self.timerBehind { try self.tick() }
         }
         // Small batches often: a short write between sightings, never a long one in front of them
         // (100 rows every 10 ms, about 1 ms each; 500 every 50 ms held sightings 4–10 ms).
-        host.reactor.every(0.01, name: "region.sightings.save") { [unowned self] in try self.saveSightingTimes() }
-        host.reactor.every(60, name: "fixes.expire") { [unowned self] in try self.expireFixes() }
+        reactor.every(0.01, name: "region.sightings.save") { [unowned self] in try self.saveSightingTimes() }
+        reactor.every(60, name: "fixes.expire") { [unowned self] in try self.expireFixes() }
         routeMonitorOps()
         routeLocationOps()
-        host.addHealthDetails { [unowned self] in
+        requests.addHealthDetails { [unowned self] in
             ["devices.tracked": "\(engine.trackedDevices)", "sightings.consumed": "\(consumedSightings)", "sightings.refused": "\(refusedSightings)",
              "sightings.unwatched": "\(unwatchedSightings)", "beacon.uuids": "\(engine.beaconUUIDs)",
              "fixes.consumed": "\(consumedFixes)", "fixes.refused": "\(refusedFixes)",
@@ -78,7 +95,7 @@ public final class RegionService {
     /// added, device statuses, records (announced again only when they change), nearest answers
     /// and the fixes still inside the retention.
     private func restore() throws {
-        let now = host.clock.now()
+        let now = clock.now()
         engine.declareBuiltIn(settings.monitor)
         for spec in ConditionSpec.campus(catalog, monitor: settings.monitor) {
             try engine.add(spec, owner: nil, now: now)
@@ -111,7 +128,7 @@ public final class RegionService {
         for fix in try store.fixes() {
             engine.restoreFix(fix, now: now)
         }
-        if stale > 0 { host.logger.info("records of removed conditions dropped", ["records": "\(stale)"]) }
+        if stale > 0 { logger.info("records of removed conditions dropped", ["records": "\(stale)"]) }
     }
 
     /// Switches to a reloaded catalog: the campus monitor's conditions are rebuilt from it (the
@@ -124,7 +141,7 @@ public final class RegionService {
     /// The timer: fires the exits, dwell times and stale nearest beacons due at the clock's time.
     func tick() throws {
         if needsReload { reloadEngine() }
-        let now = host.clock.now()
+        let now = clock.now()
         try apply(engine.tick(now: now, limit: Self.devicesPerTick))
         timerBehind = engine.isBehind(now: now)
     }
@@ -137,15 +154,15 @@ public final class RegionService {
     /// announced what nobody heard. So it is rebuilt from what committed, and the next sighting
     /// announces the change again.
     func reloadEngine(reason: String = "after a failed write") {
-        guard !host.db.inTransaction else { needsReload = true; return }
+        guard !events.db.inTransaction else { needsReload = true; return }
         engine = RegionEngine(settings: settings.engine)
         do {
             try restore()
             needsReload = false
-            host.logger.warning("engine reloaded from storage \(reason)")
+            logger.warning("engine reloaded from storage \(reason)")
         } catch {
             needsReload = true
-            host.logger.error("engine reload failed; retried on the next tick", ["error": "\(error)"])
+            logger.error("engine reload failed; retried on the next tick", ["error": "\(error)"])
         }
     }
 
@@ -155,7 +172,7 @@ public final class RegionService {
         let times = engine.sightingTimesToSave(limit: 100)
         guard !times.isEmpty else { return }
         do {
-            try host.write { try store.saveSightingTimes(times) }
+            try events.write { try store.saveSightingTimes(times) }
         } catch {
             engine.keepUnsaved(times)
             throw error
@@ -164,8 +181,8 @@ public final class RegionService {
 
     /// Drops fixes older than the retention, in memory and in storage.
     func expireFixes() throws {
-        let now = host.clock.now()
+        let now = clock.now()
         engine.expireFixes(now: now)
-        try host.write { try store.deleteFixes(before: engine.fixCutoff(now: now)) }
+        try events.write { try store.deleteFixes(before: engine.fixCutoff(now: now)) }
     }
 }

@@ -36,16 +36,18 @@ public final class CatalogSource: @unchecked Sendable {
     public func attach(to host: ServiceHost) {
         HangupSignal.shared.start()
         hangups = HangupSignal.shared.count
-        host.reactor.every(0.5, name: "catalog.reload") { [self, host] in
+        // The handlers hold the parts they use, never the host, whose reactor and router hold them.
+        let (clock, logger) = (host.clock, host.logger)
+        host.reactor.every(0.5, name: "catalog.reload") { [self] in
             let count = HangupSignal.shared.count
             guard count != hangups else { return }
             hangups = count
-            _ = try? reload(service: host.config.string("instance"), now: host.clock.now(), logger: host.logger, reason: "SIGHUP")
+            _ = try? reload(service: logger.instance, now: clock.now(), logger: logger, reason: "SIGHUP")
         }
-        host.router.on(Op.catalogReload, CatalogReloadRequest.self) { [self, host] _ in
-            try reload(service: host.config.string("instance"), now: host.clock.now(), logger: host.logger, reason: "catalog.reload")
+        host.requests.router.on(Op.catalogReload, CatalogReloadRequest.self) { [self] _ in
+            try reload(service: logger.instance, now: clock.now(), logger: logger, reason: "catalog.reload")
         }
-        host.addHealthDetails { [self] in ["catalog.digest": digest, "catalog.cafes": "\(catalog.cafes.count)"] }
+        host.requests.addHealthDetails { [self] in ["catalog.digest": digest, "catalog.cafes": "\(catalog.cafes.count)"] }
     }
 
     /// Reads the file again: the new catalog in use when it validates (and differs), else the
