@@ -84,18 +84,6 @@ public struct Configuration: Sendable {
         return changed
     }
 
-    // Reads by name, left while the programs move to `Option`s; removed when none is left.
-    @available(*, deprecated, message: "declare an Option and read config[option]")
-    public func string(_ name: String) -> String { text(name) }
-    @available(*, deprecated, message: "declare an Option and read config[option]")
-    public func int(_ name: String) -> Int { Int(text(name)) ?? 0 }
-    @available(*, deprecated, message: "declare an Option and read config[option]")
-    public func double(_ name: String) -> Double { Double(text(name)) ?? 0 }
-    @available(*, deprecated, message: "declare an Option and read config[option]")
-    public func bool(_ name: String) -> Bool { OptionSpec.isTrue(text(name)) }
-    @available(*, deprecated, message: "declare an Option and read config[option]")
-    public func list(_ name: String) -> [String] { OptionSpec.list(text(name)) }
-
     /// The checked text of a declared option.
     private func text(_ name: String) -> String {
         guard let value = values[name] else { preconditionFailure("option --\(name) was read but not declared in the specs") }

@@ -38,11 +38,3 @@ public struct CommonOptions: Sendable {
          Self.maxDatabaseMB.spec, Self.stallWarningMilliseconds.spec, Self.maxMessageBytes.spec] + SocketSecurity.specs
     }
 }
-
-extension ServiceHost {
-    /// The options every service reads, with this service's request port as the listen default.
-    @available(*, deprecated, message: "use CommonOptions(service:listenPort:).specs")
-    public static func commonSpecs(service: String, listenPort: Int) -> [OptionSpec] {
-        CommonOptions(service: service, listenPort: listenPort).specs
-    }
-}
