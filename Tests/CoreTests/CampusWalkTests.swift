@@ -3,6 +3,7 @@ import Campus
 import Foundation
 import Messages
 import RegionMonitorCore
+import TestSupport
 import Testing
 
 /// A phone walks from the car park into Caffè Macs, on to its coffee station 40 m away, and out
@@ -60,27 +61,6 @@ struct CampusWalkTests {
         "nearest " + (nearest.beacon.map { "\($0.major)/\($0.minor)" } ?? "none")
     }
 
-    /// What each condition goes through, in order, and the nearest beacon's changes: the same for
-    /// every seed. The platform test (`WalkReplayTests`) expects exactly this from `cafectl tail region.`.
-    static let expected: [String: [String]] = [
-        "caffe-macs.area": ["unsatisfied", "satisfied", "unsatisfied"],
-        "macs-coffee.area": ["unsatisfied", "satisfied", "unsatisfied"],
-        "parmer-lane-5.area": ["unsatisfied"],
-        "munich-cafe.area": ["unsatisfied"],
-        "london-cafe.area": ["unsatisfied"],
-        "tokyo-cafe.area": ["unsatisfied"],
-        // The approach areas (150–200 m) the kitchen paces orders by: entered on the way in, left on the way out.
-        "caffe-macs.approach": ["unsatisfied", "satisfied", "unsatisfied"],
-        "macs-coffee.approach": ["unsatisfied", "satisfied", "unsatisfied"],
-        "parmer-lane-5.approach": ["unsatisfied"],
-        "munich-cafe.approach": ["unsatisfied"],
-        "london-cafe.approach": ["unsatisfied"],
-        "tokyo-cafe.approach": ["unsatisfied"],
-        "caffe-macs": ["satisfied 1/1", "unsatisfied"],
-        "macs-coffee": ["satisfied 2/1", "unsatisfied"],
-        "nearest": ["1/1", "2/1", "none"],
-    ]
-
     static func perCondition(_ steps: [Step]) -> [String: [String]] {
         var result: [String: [String]] = [:]
         for step in steps {
@@ -93,7 +73,7 @@ struct CampusWalkTests {
     @Test("every condition enters and leaves exactly once, nothing flaps", arguments: [1, 2, 3, 42, 2020] as [UInt64])
     func perConditionSequences(seed: UInt64) throws {
         let steps = try Self.walk(seed: seed)
-        #expect(Self.perCondition(steps) == Self.expected, "\(steps)")
+        #expect(Self.perCondition(steps) == CampusWalkExpectation.perCondition, "\(steps)")
     }
 
     @Test("the exact event sequence, and when each event comes", arguments: [1, 2, 3, 42, 2020] as [UInt64])

@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 import ServiceRuntime
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -10,25 +11,6 @@ import ZeroMQ
 @Suite("The campus walk through the platform")
 struct WalkReplayTests {
     static let speed = 20.0
-
-    /// What each condition goes through and the nearest beacon's changes (as `CampusWalkTests.expected`).
-    static let expected: [String: [String]] = [
-        "caffe-macs.area": ["unsatisfied", "satisfied", "unsatisfied"],
-        "macs-coffee.area": ["unsatisfied", "satisfied", "unsatisfied"],
-        "parmer-lane-5.area": ["unsatisfied"],
-        "munich-cafe.area": ["unsatisfied"],
-        "london-cafe.area": ["unsatisfied"],
-        "tokyo-cafe.area": ["unsatisfied"],
-        "caffe-macs.approach": ["unsatisfied", "satisfied", "unsatisfied"],
-        "macs-coffee.approach": ["unsatisfied", "satisfied", "unsatisfied"],
-        "parmer-lane-5.approach": ["unsatisfied"],
-        "munich-cafe.approach": ["unsatisfied"],
-        "london-cafe.approach": ["unsatisfied"],
-        "tokyo-cafe.approach": ["unsatisfied"],
-        "caffe-macs": ["satisfied 1/1", "unsatisfied"],
-        "macs-coffee": ["satisfied 2/1", "unsatisfied"],
-        "nearest": ["1/1", "2/1", "none"],
-    ]
 
     struct TailLine: Decodable {
         var topic: String
@@ -72,9 +54,9 @@ struct WalkReplayTests {
             return result
         }
         // The last events (the areas left, the coffee station's exit) come a few walk seconds after the phone stops reporting.
-        _ = try eventually("every condition's last event on the tail", timeout: 15) { observed() == Self.expected ? true : nil }
+        _ = try eventually("every condition's last event on the tail", timeout: 15) { observed() == CampusWalkExpectation.perCondition ? true : nil }
         _ = tail.interrupt()
-        #expect(observed() == Self.expected)
+        #expect(observed() == CampusWalkExpectation.perCondition)
         let text = (try? String(contentsOf: tail.out, encoding: .utf8)) ?? ""
         #expect(!text.contains("latitude") && !text.contains("longitude"))
     }
