@@ -6,7 +6,8 @@ struct DeviceState {
     /// Bumped when the slot is freed (`DeviceTable.free`), so timer entries of a purged device are ignored.
     let generation: UInt32
     // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
-    // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64).
+    // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64), 96 since
+    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`).
     /// The device said it cannot range beacons.
     var rangingUnavailable = false
     /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.
@@ -93,7 +94,7 @@ struct DeviceState {
         if at < unsavedFrom { unsavedFrom = at }
     }
 
-    mutating func hear(_ beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64) {
+    private mutating func hear(_ beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64) {
         let value = Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at)
         if let i = heard.firstIndex(where: { $0.beacon == beacon }) {
             heard[i] = value
@@ -117,7 +118,12 @@ struct Heard {
 struct Nearest {
     var beacon: CompactBeacon
     var proximity: Proximity
+    /// When it was announced.
     var date: Int64
+    /// Its last near or immediate sighting (the restart, for a restored one): the answer ends one
+    /// nearest freshness after it, even while the beacon is still heard far. Kept here, not per
+    /// heard beacon, since a far sighting replaces the beacon's `Heard`.
+    var nearAt: Int64
 }
 
 /// A location fix as kept for confirmations and the nearest-café order.

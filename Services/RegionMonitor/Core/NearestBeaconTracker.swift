@@ -1,7 +1,8 @@
 import Messages
 
 /// The nearest beacon per device: decided by near and immediate sightings fresher than the
-/// nearest freshness only, so a far beacon never switches the café.
+/// nearest freshness only, so a far beacon never switches the café, and the answer ends one
+/// freshness after its beacon's last near or immediate sighting.
 struct NearestBeaconTracker {
     private let freshnessMilliseconds: Int64
 
@@ -10,12 +11,18 @@ struct NearestBeaconTracker {
         self.freshnessMilliseconds = freshnessMilliseconds
     }
 
-    /// Decides a device's nearest beacon at `now`; returns the announcement when it changed. With
-    /// none fresh, the current answer stands while any beacon of its café is still heard (far
-    /// must not switch the café) and is cleared once its café has gone silent.
+    /// Decides a device's nearest beacon at `now`; returns the announcement when it changed. The
+    /// nearest of the beacons whose latest sighting is near or immediate and younger than the
+    /// freshness wins. With none, the current answer stands until one freshness after its own
+    /// beacon's last near/immediate sighting (heard far meanwhile, it must not end sooner, nor
+    /// far switch the café), then is cleared.
     func update(_ device: inout DeviceState, now: Int64, uuids: BeaconUUIDTable) -> NearestBeacon? {
         var best: Heard?
-        for heard in device.heard where heard.proximity.decidesPlace && now - heard.at <= freshnessMilliseconds {
+        for heard in device.heard where heard.proximity.decidesPlace && now - heard.at < freshnessMilliseconds {
+            if var nearest = device.nearest, heard.beacon == nearest.beacon, heard.at > nearest.nearAt {
+                nearest.nearAt = heard.at
+                device.nearest = nearest
+            }
             if let current = best {
                 if heard.accuracy < current.accuracy
                     || (heard.accuracy == current.accuracy && uuids.identity(heard.beacon).description < uuids.identity(current.beacon).description) {
@@ -26,17 +33,21 @@ struct NearestBeaconTracker {
             }
         }
         let current = device.nearest
-        if best == nil, let current, device.heard.contains(where: { $0.beacon.uuid == current.beacon.uuid && $0.beacon.major == current.beacon.major }) {
-            return nil
-        }
+        if best == nil, let current, now < holdEnds(current) { return nil }
         if best?.beacon == current?.beacon { return nil }
-        device.nearest = best.map { Nearest(beacon: $0.beacon, proximity: $0.proximity, date: now) }
+        device.nearest = best.map { Nearest(beacon: $0.beacon, proximity: $0.proximity, date: now, nearAt: $0.at) }
         return NearestBeacon(deviceId: device.id, beacon: best.map { uuids.identity($0.beacon) }, proximity: best?.proximity, date: Timestamp(milliseconds: now))
     }
 
     /// When a heard beacon stops counting for the answer (so the answer is decided again); nil
     /// for a far or unknown one, which never counts.
     func staleAt(_ heard: Heard) -> Int64? {
-        heard.proximity.decidesPlace ? heard.at + freshnessMilliseconds + 1 : nil
+        heard.proximity.decidesPlace ? heard.at + freshnessMilliseconds : nil
+    }
+
+    /// When an answer ends unless a near/immediate sighting comes: one freshness after its
+    /// beacon's last one.
+    func holdEnds(_ nearest: Nearest) -> Int64 {
+        nearest.nearAt + freshnessMilliseconds
     }
 }

@@ -9,9 +9,9 @@ extension RegionEngine {
         return NearestBeacon(deviceId: deviceId, beacon: uuids.identity(nearest.beacon), proximity: nearest.proximity, date: Timestamp(milliseconds: nearest.date))
     }
 
-    /// Restores the last announced nearest beacon of a device, as if its beacon were heard at `now`
-    /// (but never nearer than any real sighting): a device that stays silent after a restart has
-    /// it cleared one exit timeout later, like a satisfied record. A beacon whose UUID no
+    /// Restores the last announced nearest beacon of a device, as if it were heard near at `now`
+    /// (its last near sighting is not stored): a device that stays silent, or is heard only far,
+    /// after a restart has it cleared one nearest freshness later. A beacon whose UUID no
     /// condition names any more (the catalog changed) cannot stay the nearest: the effects
     /// announce it cleared.
     @discardableResult
@@ -23,8 +23,7 @@ extension RegionEngine {
             return effects
         }
         let slot = slotFor(value.deviceId, at: now.milliseconds)
-        devices[slot].nearest = Nearest(beacon: compact, proximity: value.proximity ?? .near, date: value.date.milliseconds)
-        devices[slot].hear(compact, proximity: value.proximity ?? .near, accuracy: .infinity, at: now.milliseconds)
+        devices[slot].nearest = Nearest(beacon: compact, proximity: value.proximity ?? .near, date: value.date.milliseconds, nearAt: now.milliseconds)
         schedule(slot)
         return effects
     }

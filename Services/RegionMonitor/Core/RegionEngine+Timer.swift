@@ -1,11 +1,12 @@
 import Messages
 
-/// The timer (`RegionTimer`): beacon exits, dwell times and stale nearest beacons fire when due, found through
+/// The timer (`RegionTimer`): beacon exits, dwell times and nearest answers ending fire when due, found through
 /// the deadline heap so a tick touches only the devices that are due.
 extension RegionEngine {
     /// Fires what is due: a satisfied beacon record with no matching sighting for its exit timeout
     /// becomes unsatisfied (refinement cleared, dated when the timeout ran out); a circle whose dwell time has passed inside
-    /// becomes satisfied; stale beacons leave the nearest answer. Called by a timer, not by the
+    /// becomes satisfied; a nearest answer ends one nearest freshness after its beacon's last
+    /// near/immediate sighting (the next fresh near beacon, or none, follows). Called by a timer, not by the
     /// next message. Output order is stable: by device id, then conditions in the order added.
     ///
     /// At most `limit` devices are handled per call (the rest stay due, for the next call, see
@@ -61,7 +62,7 @@ extension RegionEngine {
     }
 
     /// Puts a device on the timer at its earliest deadline: a satisfied beacon record's exit, a
-    /// circle's dwell, a heard beacon going stale for the nearest answer or expiring. None: off
+    /// circle's dwell, the nearest answer ending, a heard beacon going stale for it or expiring. None: off
     /// the timer. From inside a tick the deadline is strictly after that tick, so a tick ends.
     func schedule(_ slot: Int, after now: Int64? = nil) {
         timer.schedule(&devices[slot], slot: slot, conditions: conditions, after: now)

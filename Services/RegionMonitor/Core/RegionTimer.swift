@@ -1,5 +1,5 @@
-/// When each device next needs the timer (a beacon exit, a circle's dwell, a heard beacon going
-/// stale for the nearest answer or expiring), so a tick touches only the devices that are due
+/// When each device next needs the timer (a beacon exit, a circle's dwell, the nearest answer
+/// ending, a heard beacon going stale for the nearest answer or expiring), so a tick touches only the devices that are due
 /// instead of walking all of them. A device is on the timer at most once that counts: its
 /// `scheduled` deadline; heap entries for an earlier schedule or a freed slot are skipped.
 final class RegionTimer {
@@ -23,6 +23,11 @@ final class RegionTimer {
             case .circle(let circle):
                 if record.pendingSince != CompactRecord.none { earliest = min(earliest, record.pendingSince + circle.dwellMilliseconds) }
             }
+        }
+        // The answer's end: one freshness after its beacon's last near/immediate sighting.
+        if let answer = device.nearest {
+            let ends = nearest.holdEnds(answer)
+            if now.map({ ends > $0 }) ?? true { earliest = min(earliest, ends) }
         }
         let retention = conditions.heardMilliseconds
         for heard in device.heard {
