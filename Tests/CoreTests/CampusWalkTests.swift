@@ -25,6 +25,11 @@ struct CampusWalkTests {
 
     /// Every region event and nearest change of the walk, in order.
     static func walk(seed: UInt64) throws -> [Step] {
+        try run(seed: seed).steps
+    }
+
+    /// The walk's steps, and the seconds at which each beacon ("major/minor") was sighted near or immediate.
+    static func run(seed: UInt64) throws -> (steps: [Step], near: [String: [Int]]) {
         let walk = try CampusWalk(catalog: catalog, seed: seed)
         let ingest = IngestEngine()
         var settings = RegionSettings()
@@ -34,6 +39,7 @@ struct CampusWalkTests {
         for spec in ConditionSpec.campus(catalog, monitor: "campus") { try region.add(spec, owner: nil, now: t0) }
         var known: DeviceStatus?
         var steps: [Step] = []
+        var near: [String: [Int]] = [:]
         func record(_ effects: RegionEffects, at second: Int) {
             steps += effects.events.map { Step(second: second, what: describe($0)) }
             steps += effects.nearest.map { Step(second: second, what: describe($0)) }
@@ -44,12 +50,15 @@ struct CampusWalkTests {
                                              known: known, now: now)
             #expect(outcome.result.rejected == 0, "t=\(step.second): \(outcome.result.rejections)")
             known = outcome.changedStatus ?? known
-            for sighting in outcome.sightings { record(region.sighting(sighting), at: step.second) }
+            for sighting in outcome.sightings {
+                if sighting.proximity.decidesPlace { near["\(sighting.beacon.major)/\(sighting.beacon.minor)", default: []].append(step.second) }
+                record(region.sighting(sighting), at: step.second)
+            }
             for fix in outcome.fixes { record(region.fix(fix), at: step.second) }
             record(region.tick(now: now), at: step.second)
             ingest.expire(now: now)
         }
-        return steps
+        return (steps, near)
     }
 
     static func describe(_ event: RegionEvent) -> String {
@@ -78,7 +87,7 @@ struct CampusWalkTests {
 
     @Test("the exact event sequence, and when each event comes", arguments: [1, 2, 3, 42, 2020] as [UInt64])
     func exactSequence(seed: UInt64) throws {
-        let steps = try Self.walk(seed: seed)
+        let (steps, near) = try Self.run(seed: seed)
         let walk = try CampusWalk(catalog: Self.catalog, seed: seed)
         let macs = walk.beacons[0], coffee = walk.beacons[1]
         let heardMacs = (0..<walk.duration).filter { walk.distance($0, to: macs) <= CampusWalk.hearingMetres }
@@ -93,10 +102,12 @@ struct CampusWalkTests {
                 .flatMap { ["\($0).area unsatisfied", "\($0).approach unsatisfied"] })
         #expect(steps.prefix(12).allSatisfy { $0.second == 0 })
         // Then, in this order: into Caffè Macs' area (GPS, ~110 m out), its beacons heard (35 m),
-        // its counter (near), the coffee station's beacons, the coffee bar; leaving: Caffè Macs'
-        // beacons time out first, then the coffee station's with the nearest answer, and the
-        // areas once the phone is past their radius plus the hysteresis.
-        let entering = ["caffe-macs.approach satisfied", "caffe-macs.area satisfied", "caffe-macs satisfied 1/1", "nearest 1/1", "macs-coffee satisfied 2/1", "nearest 2/1"]
+        // its counter (near), the coffee station's beacons, the way between the counters (no
+        // beacon near), the coffee bar; leaving: Caffè Macs' beacons time out, the nearest answer
+        // ends, then the coffee station's beacons time out, and the areas once the phone is past
+        // their radius plus the hysteresis.
+        let entering = ["caffe-macs.approach satisfied", "caffe-macs.area satisfied", "caffe-macs satisfied 1/1", "nearest 1/1", "macs-coffee satisfied 2/1",
+                        "nearest none", "nearest 2/1"]
         let order = entering.compactMap(time)
         #expect(order.count == entering.count && order == order.sorted(), "\(steps)")
         #expect(time("caffe-macs satisfied 1/1") == heardMacs.first)
@@ -104,7 +115,17 @@ struct CampusWalkTests {
         // The beacon conditions exit exactly one exit timeout after the last reading, fired by the timer.
         #expect(time("caffe-macs unsatisfied") == heardMacs.last! + exit)
         #expect(time("macs-coffee unsatisfied") == heardCoffee.last! + exit)
-        #expect(time("nearest none") == heardCoffee.last! + exit)
+        // The nearest answer ends one freshness (10 s) after its beacon's last near sighting, fired
+        // by the timer: between the counters, and on the way out before the coffee station's exit.
+        let nearestChanges = steps.filter { $0.what.hasPrefix("nearest ") }
+        #expect(nearestChanges.map(\.what) == ["nearest 1/1", "nearest none", "nearest 2/1", "nearest none"])
+        for (answer, cleared) in zip(nearestChanges, nearestChanges.dropFirst()) where cleared.what == "nearest none" {
+            let beacon = String(answer.what.dropFirst("nearest ".count))
+            let lastNear = try #require(near[beacon]?.last { $0 < cleared.second })
+            #expect(cleared.second == lastNear + 10, "\(beacon) last near at \(lastNear)")
+        }
+        #expect((time("caffe-macs unsatisfied") ?? .max) < (times("nearest none").last ?? -1))
+        #expect((times("nearest none").last ?? .max) < (time("macs-coffee unsatisfied") ?? -1))
         // The nearest beacon follows the phone within the smoothing window, never ahead of it.
         let atMacs = (0..<walk.duration).first { walk.distance($0, to: macs) < 4 }!
         let atCoffee = (0..<walk.duration).first { walk.distance($0, to: coffee) < 4 }!
@@ -116,7 +137,7 @@ struct CampusWalkTests {
             let beacon = area.hasPrefix("caffe") ? macs : coffee
             #expect((radius + 20 - 15...radius + 20 + 25).contains(walk.distance(left, to: beacon)), "\(area) left at \(walk.distance(left, to: beacon)) m")
         }
-        #expect(steps.count == 27, "\(steps)")
+        #expect(steps.count == 28, "\(steps)")
     }
 
     @Test("the same seed gives the same walk")
