@@ -38,6 +38,28 @@ struct RegionServerTests {
         #expect(try h.regionEvents().count == 2)
     }
 
+    @Test("the nearest answer ends --nearest-freshness-seconds after the last near sighting, published by the timer, though the beacon is still heard far")
+    func nearestEndsAtFreshness() throws {
+        let h = try RegionHarness(arguments: ["--beacon-exit-seconds", "30", "--nearest-freshness-seconds", "10"])
+        try h.sighting("phone-1")
+        for _ in 1...9 {
+            h.clock.advance(seconds: 1)
+            try h.sighting("phone-1", proximity: .far)
+            try h.service.tick()
+        }
+        h.clock.advance(seconds: 0.999)
+        try h.service.tick()
+        #expect(try h.nearest("phone-1").cafeId == "caffe-macs", "a millisecond before the freshness runs out")
+        h.clock.advance(seconds: 0.001)
+        try h.service.tick()
+        let nearest = try h.announced().compactMap { if case .nearest(let value) = $0.body { value } else { nil } }
+        #expect(nearest.map(\.beacon?.minor) == [1, nil])
+        #expect(nearest.last?.date == RegionHarness.t0.adding(seconds: 10))
+        let answer = try h.nearest("phone-1")
+        #expect(answer.beacon == nil && answer.cafeId == nil, "nearest.get agrees with what was published")
+        #expect(try h.record("phone-1")?.state == .satisfied, "the café's beacon condition still waits for its exit")
+    }
+
     @Test("records survive a restart on the same file: nothing unchanged is announced again, and a device gone meanwhile exits when it was due")
     func recordsSurviveARestart() throws {
         let h = try RegionHarness(arguments: ["--beacon-exit-seconds", "30"])
@@ -54,11 +76,15 @@ struct RegionServerTests {
         #expect(try h.nearest("phone-2").stationId == "salad")
 
         // phone-1 is still there: hearing it again before its exit is due changes nothing, so
-        // nothing is published.
+        // nothing is published for it. phone-2's nearest answer, restored as heard near at the
+        // restart, ended one nearest freshness (10 s) after it: the one thing published.
         h.clock.advance(seconds: 19)
         try h.sighting("phone-1")
         try h.service.tick()
-        #expect(try h.announced() == before)
+        let afterRestart = try h.announced()
+        #expect(Array(afterRestart.prefix(before.count)) == before)
+        #expect(afterRestart.dropFirst(before.count).map(\.body) == [.nearest(NearestBeacon(deviceId: "phone-2", beacon: nil, proximity: nil, date: h.clock.now()))])
+        #expect(try h.nearest("phone-1").stationId != nil && h.nearest("phone-2").beacon == nil)
 
         // phone-2 went quiet while the service was down: it exits when that was due, one timeout
         // after its last sighting (not one timeout after the restart).
