@@ -47,7 +47,7 @@ public struct RegionMonitorSettings: Sendable, Equatable {
     public static let dwellOption = Option.seconds("dwell-seconds", .nonNegative, default: engineDefaults.dwell,
                                                    help: "a device must be inside a circle this long before it is satisfied (unless it names its own)")
     public static let nearestFreshnessOption = Option.seconds("nearest-freshness-seconds", default: engineDefaults.nearestFreshness,
-                                                              help: "how long a near/immediate sighting decides the nearest beacon")
+                                                              help: "the nearest beacon is the nearest of those whose latest sighting within this long was near/immediate; the answer ends this long after its beacon's last near/immediate sighting, even while it is still heard far (then the nearest still near, or none)")
     public static let tickOption = Option.seconds("tick-seconds", default: 0.5, help: "how often the timer fires exits and dwell times")
     public static let sightingSaveOption = Option.seconds("sighting-save-seconds", default: engineDefaults.sightingSaveInterval,
                                                           help: "a device still in range has its last matching sighting saved at least this often (or every quarter of its exit timeout if shorter; one that left, within 2 s), so exits fire on time after a restart")
