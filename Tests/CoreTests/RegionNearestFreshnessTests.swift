@@ -41,6 +41,19 @@ struct RegionNearestFreshnessTests {
         #expect(engine.trackedDevices == 1) // the unsatisfied record stays
     }
 
+    @Test("an answer that ended while the timer was behind is dated when it ended, whether a late tick or a sighting finds it")
+    func endedAnswerDatedWhenItEnded() {
+        let engine = Fixture.engine()
+        _ = engine.sighting(Fixture.sighting(Fixture.macsGrill, .near, at: 0))
+        _ = engine.sighting(Fixture.sighting(Fixture.macsGrill, .near, device: "phone-2", at: 0))
+        #expect(engine.tick(now: .at(13.5)).nearest == [NearestBeacon(deviceId: "phone-1", beacon: nil, proximity: nil, date: .at(10)),
+                                                        NearestBeacon(deviceId: "phone-2", beacon: nil, proximity: nil, date: .at(10))])
+        let engine2 = Fixture.engine()
+        _ = engine2.sighting(Fixture.sighting(Fixture.macsGrill, .near, at: 0))
+        #expect(engine2.sighting(Fixture.sighting(Fixture.macsGrill, .far, at: 12)).nearest
+                == [NearestBeacon(deviceId: "phone-1", beacon: nil, proximity: nil, date: .at(10))])
+    }
+
     @Test("a near or immediate sighting refreshes the answer: it ends one freshness after the last one")
     func nearSightingRefreshes() {
         let engine = Fixture.engine()

@@ -15,7 +15,7 @@ struct NearestBeaconTracker {
     /// nearest of the beacons whose latest sighting is near or immediate and younger than the
     /// freshness wins. With none, the current answer stands until one freshness after its own
     /// beacon's last near/immediate sighting (heard far meanwhile, it must not end sooner, nor
-    /// far switch the café), then is cleared.
+    /// far switch the café), then is cleared, dated when it ended.
     func update(_ device: inout DeviceState, now: Int64, uuids: BeaconUUIDTable) -> NearestBeacon? {
         var best: Heard?
         for heard in device.heard where heard.proximity.decidesPlace && now - heard.at < freshnessMilliseconds {
@@ -33,7 +33,13 @@ struct NearestBeaconTracker {
             }
         }
         let current = device.nearest
-        if best == nil, let current, now < holdEnds(current) { return nil }
+        if best == nil, let current {
+            let ends = holdEnds(current)
+            if now < ends { return nil }
+            // Dated when it ended, as an exit is: a timer pass or a sighting may come later.
+            device.nearest = nil
+            return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: ends))
+        }
         if best?.beacon == current?.beacon { return nil }
         device.nearest = best.map { Nearest(beacon: $0.beacon, proximity: $0.proximity, date: now, nearAt: $0.at) }
         return NearestBeacon(deviceId: device.id, beacon: best.map { uuids.identity($0.beacon) }, proximity: best?.proximity, date: Timestamp(milliseconds: now))
