@@ -50,6 +50,7 @@ extension RegionEngine {
         let i = ensureRecord(slot, e, at: now.milliseconds)
         var record = devices[slot].records[i]
         record.state = lastEvent.state
+        if lastEvent.state != .unknown { record.decided = lastEvent.state }
         record.flags = FlagSet(lastEvent.flags)
         record.refinement = lastEvent.refinement.flatMap { uuids.compact($0) }
         record.eventDate = lastEvent.date.milliseconds
@@ -70,11 +71,13 @@ extension RegionEngine {
         return devices[slot].records.count - 1
     }
 
-    /// Moves a record to a state and flags, announcing it when either changed.
+    /// Moves a record to a state and flags, announcing it when either changed. A satisfied or
+    /// unsatisfied state is also the record's `decided` state; `unknown` leaves that as it was.
     func set(_ slot: Int, _ i: Int, state: ConditionState, flags: FlagSet, refinement: CompactBeacon?, at: Int64, into events: inout [RegionEvent]) {
         var record = devices[slot].records[i]
         guard record.state != state || record.flags != flags else { return }
         record.state = state
+        if state != .unknown { record.decided = state }
         record.flags = flags
         record.refinement = state == .satisfied ? refinement : nil
         record.eventDate = at
