@@ -123,3 +123,41 @@ struct RegionCircleDecisionTests {
         #expect(events.map(\.flags) == (state == .unknown && flags.isEmpty ? [] : [flags]))
     }
 }
+
+/// Event churn from uncertain fixes, measured: one phone-hour standing 25–42 m inside a 60 m
+/// circle, a fix a second, every nth one approximate. With the hold (an approximate fix keeps
+/// what a fresh precise fix decided) the circle is announced once; announcing `unknown` for every
+/// approximate fix (`fixFreshness` 0, the rule before) repeats satisfied → unknown → satisfied.
+@Suite("Region engine: churn from approximate fixes")
+struct RegionCircleChurnTests {
+    static func eventsPerPhoneHour(approximateEvery: Int, fixFreshness: Double, seed: UInt64) throws -> [ConditionState] {
+        var settings = RegionSettings()
+        settings.fixFreshness = fixFreshness
+        let engine = try RegionConditionTests.engine(settings)
+        _ = try RegionConditionTests.add(engine, "area", RegionConditionTests.circle(radius: 60, hysteresis: 20))
+        var random = SeededRandom(seed: seed)
+        var events = engine.fix(RegionConditionTests.fix(30, accuracy: 5, at: 0)).events
+        for second in 1..<3_600 {
+            let truth = 25 + random.unit() * 17
+            let approximate = second % approximateEvery == 0
+            let accuracy = approximate ? 1_000 + random.unit() * 2_000 : 5 + random.unit() * 60
+            let error = approximate ? (random.unit() * 2 - 1) * 1_000 : (random.unit() * 2 - 1) * (accuracy + 30)
+            events += engine.fix(RegionConditionTests.fix(max(0, truth + error), accuracy: accuracy, precise: !approximate, at: Double(second))).events
+        }
+        return events.map(\.state)
+    }
+
+    @Test("with the hold, one event per phone-hour; announcing unknown for each approximate fix churns, yet never unsatisfied", arguments: [
+        // every nth fix approximate, least events per phone-hour without the hold (measured: about 715, 119 and 23)
+        (10, 600), (60, 100), (300, 20),
+    ])
+    func churn(approximateEvery: Int, leastWithout: Int) throws {
+        for seed in 1...3 as ClosedRange<UInt64> {
+            let held = try Self.eventsPerPhoneHour(approximateEvery: approximateEvery, fixFreshness: 120, seed: seed)
+            let unheld = try Self.eventsPerPhoneHour(approximateEvery: approximateEvery, fixFreshness: 0, seed: seed)
+            #expect(held == [.satisfied], "seed \(seed): \(held.count) events")
+            #expect(unheld.count >= leastWithout, "seed \(seed): \(unheld.count) events without the hold")
+            #expect(!unheld.contains(.unsatisfied), "seed \(seed): the decided state keeps the hysteresis through unknown")
+        }
+    }
+}
