@@ -105,7 +105,7 @@ struct RegionCircleDecisionTests {
         // grant precise, fix says precise, accuracy, radius, metres from the center, state after, flags
         (true, true, 10.0, 60.0, 30.0, ConditionState.satisfied, [EventFlag]()),
         (false, true, 10.0, 60.0, 30.0, .unknown, [.accuracyLimited]),          // precise: true under an approximate-only grant
-        (false, true, 10.0, 500.0, 30.0, .unknown, [.accuracyLimited]),         // never a campus circle (at most 500 m)
+        (false, true, 10.0, 500.0, 30.0, .unknown, [.accuracyLimited]),         // no café's area (at most 500 m)
         (true, false, 10.0, 60.0, 30.0, .unknown, [.accuracyLimited]),          // an approximate fix smaller than the circle: 1 km
         (true, false, 50.0, 100.0, 0.0, .unknown, [.accuracyLimited]),
         (false, true, 10.0, 5_000.0, 0.0, .satisfied, []),                      // approximate, 1 km wholly inside a 5 km circle

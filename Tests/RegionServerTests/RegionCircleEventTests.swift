@@ -7,7 +7,7 @@ import TestSupport
 
 /// The circle rules of issue 25 as the bus carries them: an approximate fix among fresh precise
 /// ones announces nothing, `unknown` keeps the hysteresis of the state last announced, and a
-/// fix claiming `precise` under an approximate-only grant satisfies no campus circle.
+/// fix claiming `precise` under an approximate-only grant satisfies none of the café's circles.
 @Suite(.serialized)
 struct RegionCircleEventTests {
     /// The coffee station's 60 m area is centred 40 m north of Caffè Macs' center.
@@ -48,7 +48,7 @@ struct RegionCircleEventTests {
         #expect(try h.record("phone-1", "macs-coffee.area")?.state == .satisfied)
     }
 
-    @Test("on the bus: a fix claiming precise from an approximate-only phone satisfies no campus circle: unknown, accuracyLimited")
+    @Test("on the bus: a fix claiming precise from an approximate-only phone satisfies none of Caffè Macs' circles: unknown, accuracyLimited")
     func approximateGrantOverridesTheFix() throws {
         let h = try RegionHarness()
         try h.status("phone-2", .whenInUse, precise: false)
