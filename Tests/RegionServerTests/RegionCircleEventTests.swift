@@ -18,7 +18,7 @@ struct RegionCircleEventTests {
         try h.regionEvents().filter { $0.deviceId == deviceId && $0.identifier == identifier }.map(\.state)
     }
 
-    @Test("on the bus: a phone 30 m inside the coffee station's area goes unknown only once its precise fix is stale, and never unsatisfied inside radius + hysteresis")
+    @Test("on the bus: a phone 30 m inside the coffee station's area goes unknown only once its precise fix is stale, and never unsatisfied inside radius + hysteresis, across a restart too")
     func circleEventsFollowTheDecidedState() throws {
         let h = try RegionHarness()
         try h.status("phone-1", .whenInUse)
@@ -39,9 +39,12 @@ struct RegionCircleEventTests {
         #expect(try Self.states(h, "phone-1", "macs-coffee.area") == [.satisfied, .unknown])
         #expect(try h.regionEvents().last?.flags == [.accuracyLimited])
 
-        // Precise again, 65 m out: still inside the hysteresis of the satisfied state, so unknown stays; back in: satisfied.
+        // A restart keeps the state last decided (stored with the record). Precise again, 65 m out:
+        // still inside the hysteresis of the satisfied state, so unknown stays; back in: satisfied.
+        try h.restart()
         h.clock.advance(seconds: 1)
         try h.fix("phone-1", metersNorth: Self.coffee + 70, accuracy: 5)
+        #expect(try h.record("phone-1", "macs-coffee.area")?.state == .unknown)
         h.clock.advance(seconds: 1)
         try h.fix("phone-1", metersNorth: Self.coffee + 30, accuracy: 5)
         #expect(try Self.states(h, "phone-1", "macs-coffee.area") == [.satisfied, .unknown, .satisfied])
