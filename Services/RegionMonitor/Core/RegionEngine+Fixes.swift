@@ -51,7 +51,8 @@ extension RegionEngine {
     }
 
     /// Whether an approximate fix that cannot decide a circle keeps the circle's decided state:
-    /// only under a precise grant, while the device's latest precise fix is fresh (`fixFreshness`).
+    /// only under a precise grant, while the device's latest precise fix is fresh (`fixFreshness`)
+    /// and still among its kept fixes (`fixesPerDevice`): no more per-device state for the rule.
     private func holdsDecisions(_ slot: Int, at: Int64, deviceId: String) -> Bool {
         guard !authorizations.isApproximate(deviceId), let precise = devices[slot].fixes.last(where: \.precise) else { return false }
         return at - precise.at <= Self.milliseconds(settings.fixFreshness)
