@@ -101,6 +101,16 @@ struct RegionCircleDecisionTests {
         #expect(events.map(\.flags) == (flags.map { [$0] } ?? []))
     }
 
+    @Test("the hold needs the precise fix among the 8 fixes kept: the 8th approximate fix in a row says unknown")
+    func holdNeedsAKeptPreciseFix() throws {
+        let engine = try Self.engine()
+        #expect(engine.fix(T.fix(30, accuracy: 5, at: 0)).events.map(\.state) == [.satisfied])
+        for second in 1...7 {
+            #expect(engine.fix(T.fix(30, accuracy: 1_500, precise: false, at: Double(second))).events.isEmpty)
+        }
+        #expect(engine.fix(T.fix(30, accuracy: 1_500, precise: false, at: 8)).events.map(\.state) == [.unknown])
+    }
+
     @Test("the grant, not the fix, says whether a fix is precise; an approximate fix counts with at least 1 km", arguments: [
         // grant precise, fix says precise, accuracy, radius, metres from the center, state after, flags
         (true, true, 10.0, 60.0, 30.0, ConditionState.satisfied, [EventFlag]()),
