@@ -62,7 +62,7 @@ struct RegionConditionTests {
         (.satisfied, 60.0, 10.0, true, .satisfied, []),
         (nil, 0.0, 150.0, false, .unknown, [.accuracyLimited]),                     // approximate, wider than the circle
         (.satisfied, 10.0, 500.0, false, .unknown, [.accuracyLimited]),             // never satisfies a smaller condition
-        (nil, 0.0, 50.0, false, .satisfied, []),                                    // approximate but narrow enough
+        (nil, 0.0, 50.0, false, .unknown, [.accuracyLimited]),                      // approximate claiming 50 m: counts as 1 km (was: satisfied)
         (nil, 5_000.0, 3_000.0, false, .unsatisfied, []),                           // approximate, wholly outside
         (.satisfied, 0.0, 150.0, true, .satisfied, []),                             // precise but coarse: straddles, keeps
     ] as [(ConditionState?, Double, Double, Bool, ConditionState, [EventFlag])])

@@ -33,6 +33,10 @@ struct CompactRecord {
     var state: ConditionState
     var flags = FlagSet.none
     var refinement: CompactBeacon?
+    /// The last state the record was decided in (satisfied or unsatisfied), kept while it is
+    /// `unknown`: a circle's hysteresis and dwell apply from it. `unknown` until first decided.
+    /// One byte in the padding after `refinement`: the record is no larger (40 bytes).
+    var decided: ConditionState
     /// The last matching sighting (beacon conditions).
     var lastSeen: Int64 = none
     /// Since when the device has been inside a circle that is waiting out its dwell time.
@@ -43,5 +47,6 @@ struct CompactRecord {
     init(entry: Int, state: ConditionState) {
         self.entry = Int32(entry)
         self.state = state
+        decided = state
     }
 }

@@ -7,7 +7,9 @@ extension RegionEngine {
     /// A location fix: moves every circle that applies to the device, and is kept (bounded in
     /// number and age) for confirmations. A fix older than the device's latest is kept but
     /// moves nothing. Refused (not kept, nothing changes) while the device's authorization is
-    /// withdrawn.
+    /// withdrawn. It is precise only when it says so and the device's last status grants precise
+    /// location: under an approximate-only grant a fix claiming `precise` is approximate. An
+    /// approximate fix counts with an uncertainty of at least `approximateUncertainty` (1 km).
     public func fix(_ f: LocationFix) -> RegionEffects {
         var effects = RegionEffects()
         if authorizations.refuses(f.deviceId) {
@@ -16,19 +18,28 @@ extension RegionEngine {
         }
         let at = f.observedAt.milliseconds
         let slot = slotFor(f.deviceId, at: at)
-        let fix = CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: f.horizontalAccuracy, precise: f.precise, at: at)
+        let fix = compact(f)
         let latest = devices[slot].fixes.last?.at ?? Int64.min
         devices[slot].keep(fix, limit: settings.fixesPerDevice)
         guard at >= latest else { return effects }
 
         var circles = circleEntriesFor(f.deviceId)
         circles.sort { conditions[$0]!.order < conditions[$1]!.order }
+        let holds = !fix.precise && holdsDecisions(slot, at: at, deviceId: f.deviceId)
         for e in circles {
             guard case .circle(let circle)? = conditions[e]?.kind else { continue }
-            evaluate(slot, e, circle, fix, into: &effects.events)
+            evaluate(slot, e, circle, fix, holdsDecision: holds, into: &effects.events)
         }
         schedule(slot)
         return effects
+    }
+
+    /// A fix as the engine keeps it: precise only when the fix and the device's grant both say so;
+    /// an approximate one counts with at least `approximateUncertainty`, whatever it claims.
+    private func compact(_ f: LocationFix) -> CompactFix {
+        let precise = f.precise && !authorizations.isApproximate(f.deviceId)
+        let accuracy = precise ? f.horizontalAccuracy : max(f.horizontalAccuracy, settings.approximateUncertainty)
+        return CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: accuracy, precise: precise, at: f.observedAt.milliseconds)
     }
 
     private func circleEntriesFor(_ deviceId: String) -> [Int] {
@@ -39,27 +50,37 @@ extension RegionEngine {
         return result
     }
 
-    /// One circle against one fix, accuracy-aware:
-    /// - wholly outside (beyond the radius, plus the hysteresis when leaving): unsatisfied;
-    /// - an approximate fix whose uncertainty is wider than the circle: unknown, `accuracyLimited`
-    ///   (it can never satisfy a condition smaller than its uncertainty);
-    /// - wholly inside: satisfied, once the dwell time has passed inside;
+    /// Whether an approximate fix that cannot decide a circle keeps the circle's decided state:
+    /// only under a precise grant, while the device's latest precise fix is fresh (`fixFreshness`)
+    /// and still among its kept fixes (`fixesPerDevice`): no more per-device state for the rule.
+    private func holdsDecisions(_ slot: Int, at: Int64, deviceId: String) -> Bool {
+        guard !authorizations.isApproximate(deviceId), let precise = devices[slot].fixes.last(where: \.precise) else { return false }
+        return at - precise.at <= Self.milliseconds(settings.fixFreshness)
+    }
+
+    /// One circle against one fix, accuracy-aware. The hysteresis and dwell apply from the state
+    /// the circle was last decided in (`CompactRecord.decided`), kept through `unknown`:
+    /// - wholly outside (beyond the radius, plus the hysteresis when last decided satisfied): unsatisfied;
+    /// - an approximate fix whose uncertainty is wider than the circle cannot decide it (it never
+    ///   satisfies a condition smaller than its uncertainty): the decided state is kept while
+    ///   `holdsDecision` (a fresh precise fix under a precise grant); otherwise unknown, `accuracyLimited`;
+    /// - wholly inside (an approximate fix narrower than the circle counts like a precise one):
+    ///   satisfied, at once when last decided satisfied, else once the dwell time has passed inside;
     /// - straddling the boundary: the state stays as it was.
-    private func evaluate(_ slot: Int, _ e: Int, _ circle: Circle, _ fix: CompactFix, into events: inout [RegionEvent]) {
+    private func evaluate(_ slot: Int, _ e: Int, _ circle: Circle, _ fix: CompactFix, holdsDecision: Bool, into events: inout [RegionEvent]) {
         let i = ensureRecord(slot, e, at: fix.at)
         let record = devices[slot].records[i]
         let distance = Geodesy.distance(fix.latitude, fix.longitude, circle.latitude, circle.longitude)
-        let margin = record.state == .satisfied ? circle.hysteresis : 0
+        let margin = record.decided == .satisfied ? circle.hysteresis : 0
         if distance - fix.accuracy > circle.radius + margin {
             devices[slot].records[i].pendingSince = CompactRecord.none
             set(slot, i, state: .unsatisfied, flags: .none, refinement: nil, at: fix.at, into: &events)
         } else if !fix.precise && fix.accuracy > circle.radius {
             devices[slot].records[i].pendingSince = CompactRecord.none
+            if holdsDecision && record.decided != .unknown { return }
             set(slot, i, state: .unknown, flags: .accuracyLimited, refinement: nil, at: fix.at, into: &events)
         } else if distance + fix.accuracy <= circle.radius {
-            if record.state == .satisfied {
-                set(slot, i, state: .satisfied, flags: .none, refinement: nil, at: fix.at, into: &events)
-            } else if circle.dwellMilliseconds == 0 {
+            if record.decided == .satisfied || circle.dwellMilliseconds == 0 {
                 set(slot, i, state: .satisfied, flags: .none, refinement: nil, at: fix.at, into: &events)
             } else if record.pendingSince == CompactRecord.none {
                 devices[slot].records[i].pendingSince = fix.at
@@ -89,9 +110,7 @@ extension RegionEngine {
     /// Restores a stored fix (for confirmations); it moves no condition.
     public func restoreFix(_ f: LocationFix, now: Timestamp) {
         let slot = slotFor(f.deviceId, at: now.milliseconds)
-        devices[slot].keep(CompactFix(latitude: f.latitude, longitude: f.longitude, accuracy: f.horizontalAccuracy, precise: f.precise,
-                                      at: f.observedAt.milliseconds),
-                           limit: settings.fixesPerDevice)
+        devices[slot].keep(compact(f), limit: settings.fixesPerDevice)
     }
 
     /// How many fixes the engine holds for a device (tests and health).

@@ -40,16 +40,23 @@ extension RegionEngine {
     /// record's exit timeout runs from `lastSeen`, its last matching sighting as stored (never
     /// before its event), so a device gone while the service was down exits when it was due, at
     /// the first tick; with no stored sighting (a database from before they were kept) it runs
-    /// from `now`. Returns false when the record's condition is gone (the catalog changed), so
-    /// storage drops the record too.
+    /// from `now`. An `unknown` record gets back the state it was last decided in (`decided`, as
+    /// stored), so its circle's hysteresis and dwell hold across the restart. Returns false when
+    /// the record's condition is gone (the catalog changed), so storage drops the record too.
     @discardableResult
-    public func restore(deviceId: String, monitor: String, identifier: String, lastEvent: RegionEvent, lastSeen: Timestamp? = nil, now: Timestamp) -> Bool {
+    public func restore(deviceId: String, monitor: String, identifier: String, lastEvent: RegionEvent, lastSeen: Timestamp? = nil,
+                        decided: ConditionState? = nil, now: Timestamp) -> Bool {
         guard let e = entry(monitor: monitor, identifier: identifier), let entry = conditions[e] else { return false }
         if let device = entry.spec.deviceId, device != deviceId { return true }
         let slot = slotFor(deviceId, at: now.milliseconds)
         let i = ensureRecord(slot, e, at: now.milliseconds)
         var record = devices[slot].records[i]
         record.state = lastEvent.state
+        if lastEvent.state != .unknown {
+            record.decided = lastEvent.state
+        } else if let decided {
+            record.decided = decided
+        }
         record.flags = FlagSet(lastEvent.flags)
         record.refinement = lastEvent.refinement.flatMap { uuids.compact($0) }
         record.eventDate = lastEvent.date.milliseconds
@@ -70,11 +77,13 @@ extension RegionEngine {
         return devices[slot].records.count - 1
     }
 
-    /// Moves a record to a state and flags, announcing it when either changed.
+    /// Moves a record to a state and flags, announcing it when either changed. A satisfied or
+    /// unsatisfied state is also the record's `decided` state; `unknown` leaves that as it was.
     func set(_ slot: Int, _ i: Int, state: ConditionState, flags: FlagSet, refinement: CompactBeacon?, at: Int64, into events: inout [RegionEvent]) {
         var record = devices[slot].records[i]
         guard record.state != state || record.flags != flags else { return }
         record.state = state
+        if state != .unknown { record.decided = state }
         record.flags = flags
         record.refinement = state == .satisfied ? refinement : nil
         record.eventDate = at

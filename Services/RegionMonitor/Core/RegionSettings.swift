@@ -13,8 +13,13 @@ public struct RegionSettings: Sendable, Equatable {
     public var dwell = 0.0
     /// How long a near/immediate sighting counts for the nearest-beacon answer.
     public var nearestFreshness = 10.0
-    /// How old the latest fix may be to order cafés by distance.
+    /// How old the latest fix may be to order cafés by distance; also how long a device's latest
+    /// precise fix keeps its circles' decided states through approximate fixes that cannot decide them.
     public var fixFreshness = 120.0
+    /// The least uncertainty, in metres, an approximate fix counts with, whatever it claims: an
+    /// approximate location is "usually within 1–20 kilometers of the actual location" (Core
+    /// Location's `kCLLocationAccuracyReduced`).
+    public var approximateUncertainty = 1_000.0
     /// How far from the moment a code was acquired a fix may be to confirm where it was acquired.
     public var confirmWindow = 60.0
     /// Fixes are kept this long (for confirmations), then dropped.

@@ -43,9 +43,9 @@ public struct RegionMonitorSettings: Sendable, Equatable {
     public static let exitOption = Option.seconds("beacon-exit-seconds", default: engineDefaults.exitTimeout,
                                                   help: "a beacon condition becomes unsatisfied after this long without a matching sighting (unless it names its own)")
     public static let hysteresisOption = Option.measure("hysteresis-meters", .nonNegative, default: engineDefaults.hysteresis,
-                                                        help: "leaving a circle needs a fix this far beyond its radius, uncertainty included (unless it names its own)")
+                                                        help: "leaving a circle needs a fix this far beyond its radius, uncertainty included, also from unknown when it was last decided satisfied (unless the circle names its own)")
     public static let dwellOption = Option.seconds("dwell-seconds", .nonNegative, default: engineDefaults.dwell,
-                                                   help: "a device must be inside a circle this long before it is satisfied (unless it names its own)")
+                                                   help: "a device must be inside a circle this long before it is satisfied; not to return from unknown when it was last decided satisfied (unless the circle names its own)")
     public static let nearestFreshnessOption = Option.seconds("nearest-freshness-seconds", default: engineDefaults.nearestFreshness,
                                                               help: "the nearest beacon is the nearest of those whose latest sighting within this long was near/immediate; the answer ends this long after its beacon's last near/immediate sighting, even while it is still heard far (then the nearest still near, or none)")
     public static let tickOption = Option.seconds("tick-seconds", default: 0.5, help: "how often the timer fires exits and dwell times")

@@ -114,7 +114,7 @@ public final class RegionService {
         for record in try store.records() {
             if let lastEvent = record.lastEvent,
                engine.restore(deviceId: record.deviceId, monitor: record.monitor, identifier: record.identifier, lastEvent: lastEvent,
-                              lastSeen: record.lastSeen, now: now) {
+                              lastSeen: record.lastSeen, decided: record.decided, now: now) {
                 continue
             }
             // Its condition is gone (the catalog changed): the record goes too.

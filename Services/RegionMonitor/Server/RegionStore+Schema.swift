@@ -5,7 +5,7 @@ extension RegionStore {
     /// Version 1: records, nearest answers, device statuses and each device's last fix. Version 2:
     /// monitors and conditions from the request socket, recent fixes instead of the last one, and
     /// each device's precision. Version 3: no refinement column. Version 4: each record's last matching
-    /// sighting.
+    /// sighting. Version 5: the state each record was last decided in.
     static let migrations = [
         Migration(1, """
             CREATE TABLE records (
@@ -62,5 +62,9 @@ extension RegionStore {
         // A satisfied beacon record's last matching sighting, saved in batches: after a restart its
         // exit fires when it is due. NULL in records from before: they exit one timeout after the start.
         Migration(4, "ALTER TABLE records ADD COLUMN last_seen_ms INTEGER;"),
+        // The state a record was last decided in (satisfied or unsatisfied), kept while it is
+        // unknown: after a restart a circle unknown since it was satisfied still leaves only past its
+        // hysteresis. NULL while never decided, and in unknown records from before.
+        Migration(5, "ALTER TABLE records ADD COLUMN decided TEXT;"),
     ]
 }

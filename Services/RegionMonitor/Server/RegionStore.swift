@@ -55,6 +55,8 @@ final class RegionStore {
         var deviceId: String
         var lastEvent: RegionEvent?
         var lastSeen: Timestamp?
+        /// The state it was last decided in, kept through `unknown`; nil while never decided.
+        var decided: ConditionState?
     }
 
     func monitors() throws -> [StoredMonitor] {
@@ -79,10 +81,11 @@ final class RegionStore {
     }
 
     func records() throws -> [StoredRecord] {
-        try db.query("SELECT monitor, identifier, device_id, last_event, last_seen_ms FROM records").map { row in
+        try db.query("SELECT monitor, identifier, device_id, last_event, last_seen_ms, decided FROM records").map { row in
             StoredRecord(monitor: row.string("monitor"), identifier: row.string("identifier"), deviceId: row.string("device_id"),
                          lastEvent: try row.optionalString("last_event").map { try Self.decode(RegionEvent.self, $0) },
-                         lastSeen: row.optionalInt64("last_seen_ms").map(Timestamp.init(milliseconds:)))
+                         lastSeen: row.optionalInt64("last_seen_ms").map(Timestamp.init(milliseconds:)),
+                         decided: row.optionalString("decided").flatMap(ConditionState.init(rawValue:)))
         }
     }
 
@@ -134,14 +137,16 @@ final class RegionStore {
 
     /// Stores a record as its event left it: `lastEvent` is the event's JSON as its envelope
     /// carries it, so the event is encoded once. A satisfied event's date is its record's last
-    /// matching sighting until a later one is saved.
+    /// matching sighting until a later one is saved. An `unknown` event keeps the state the record
+    /// was last decided in.
     func saveRecord(_ event: RegionEvent, lastEvent: Data) throws {
         let lastSeen: Int64? = event.state == .satisfied ? event.date.milliseconds : nil
+        let decided: String? = event.state == .unknown ? nil : event.state.rawValue
         try db.run("""
-            INSERT INTO records (monitor, identifier, device_id, state, last_event, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO records (monitor, identifier, device_id, state, last_event, last_seen_ms, decided) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, last_event = excluded.last_event,
-                last_seen_ms = COALESCE(excluded.last_seen_ms, last_seen_ms)
-            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue, String(decoding: lastEvent, as: UTF8.self), lastSeen)
+                last_seen_ms = COALESCE(excluded.last_seen_ms, last_seen_ms), decided = COALESCE(excluded.decided, decided)
+            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue, String(decoding: lastEvent, as: UTF8.self), lastSeen, decided)
     }
 
     /// Saves satisfied records' last matching sightings (a batch from the engine, one transaction).
