@@ -187,7 +187,7 @@ struct RegionEngineTests {
 
     // MARK: Nearest beacon
 
-    @Test("a near beacon becomes the nearest; a closer one switches it")
+    @Test("a near beacon becomes the nearest; a closer one switches it after the switching rule's time")
     func nearestNearAndCloser() {
         let engine = Self.engine()
         let first = engine.sighting(Self.sighting(Self.macsGrill, .near, accuracy: 3, at: 0))
@@ -197,11 +197,15 @@ struct RegionEngineTests {
         // The same beacon again, even nearer: no change to announce.
         #expect(engine.sighting(Self.sighting(Self.macsGrill, .near, accuracy: 2.5, at: 1)).nearest.isEmpty)
 
-        let closer = engine.sighting(Self.sighting(Self.macsSalad, .immediate, accuracy: 0.4, at: 2))
-        #expect(closer.nearest == [NearestBeacon(deviceId: "phone-1", beacon: Self.macsSalad, proximity: .immediate, date: .at(2))])
+        // A closer one switches it once its sightings kept it nearer by the switching margin
+        // (6 dB) for the switch time (2 s): at its sighting 2 s after its first.
+        #expect(engine.sighting(Self.sighting(Self.macsSalad, .immediate, accuracy: 0.4, at: 2)).nearest.isEmpty)
+        #expect(engine.sighting(Self.sighting(Self.macsSalad, .immediate, accuracy: 0.4, at: 3)).nearest.isEmpty)
+        let closer = engine.sighting(Self.sighting(Self.macsSalad, .immediate, accuracy: 0.4, at: 4))
+        #expect(closer.nearest == [NearestBeacon(deviceId: "phone-1", beacon: Self.macsSalad, proximity: .immediate, date: .at(4))])
 
         // A farther near beacon does not take it back.
-        #expect(engine.sighting(Self.sighting(Self.macsGrill, .near, accuracy: 2, at: 3)).nearest.isEmpty)
+        #expect(engine.sighting(Self.sighting(Self.macsGrill, .near, accuracy: 2, at: 5)).nearest.isEmpty)
         #expect(engine.nearestBeacon(deviceId: "phone-1")?.beacon == Self.macsSalad)
     }
 

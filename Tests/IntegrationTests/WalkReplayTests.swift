@@ -24,7 +24,7 @@ struct WalkReplayTests {
         let s = Self.speed
         platform.extraArguments["beacon-ingest"] = ["--smoothing-window-seconds", "\(10 / s)"]
         platform.extraArguments["region-monitor"] = ["--beacon-exit-seconds", "\(30 / s)", "--nearest-freshness-seconds", "\(10 / s)",
-                                                     "--tick-seconds", "\(0.5 / s)"]
+                                                     "--nearest-switch-seconds", "\(2 / s)", "--tick-seconds", "\(0.5 / s)"]
         try platform.startAll()
         let context = try Context()
         let before = try busSubscriptionChanges(platform, context: context)

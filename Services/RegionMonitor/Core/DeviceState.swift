@@ -7,7 +7,8 @@ struct DeviceState {
     let generation: UInt32
     // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
     // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64), 96 since
-    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`).
+    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`), 120 since it
+    // keeps the switching rule's challenger (`Nearest.challenger`).
     /// The device said it cannot range beacons.
     var rangingUnavailable = false
     /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.
@@ -124,6 +125,15 @@ struct Nearest {
     /// nearest freshness after it, even while the beacon is still heard far. Kept here, not per
     /// heard beacon, since a far sighting replaces the beacon's `Heard`.
     var nearAt: Int64
+    /// Another beacon found nearer by the switching margin, not yet for the switch time.
+    var challenger: Challenger?
+}
+
+/// A beacon challenging the nearest answer (`NearestBeaconTracker.challenge`): ahead by the
+/// margin at every decision since `since`.
+struct Challenger {
+    var beacon: CompactBeacon
+    var since: Int64
 }
 
 /// A location fix as kept for confirmations and the nearest-café order.

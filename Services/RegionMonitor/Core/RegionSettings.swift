@@ -13,6 +13,11 @@ public struct RegionSettings: Sendable, Equatable {
     public var dwell = 0.0
     /// How long a near/immediate sighting counts for the nearest-beacon answer.
     public var nearestFreshness = 10.0
+    /// How much nearer (in dB of signal, 10^(dB/20) in estimated distance) another beacon must be
+    /// than the nearest answer's own to take over.
+    public var nearestSwitchMargin = 6.0
+    /// How long another beacon's own sightings must keep it nearer by the margin before it takes over.
+    public var nearestSwitchTime = 2.0
     /// How old the latest fix may be to order cafés by distance; also how long a device's latest
     /// precise fix keeps its circles' decided states through approximate fixes that cannot decide them.
     public var fixFreshness = 120.0
