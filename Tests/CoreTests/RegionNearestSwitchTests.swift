@@ -108,4 +108,16 @@ struct RegionNearestSwitchTests {
         _ = engine.sighting(Self.near(Self.grill, 2, at: 0))
         #expect(engine.sighting(Self.near(Self.bar, 1.9, at: 1)).nearest.map(\.beacon) == [Self.bar])
     }
+
+    @Test("an answer announced over 24 days ago cannot hold a challenge in its 32-bit offset: the nearer beacon takes over at once")
+    func oldAnswer() {
+        let engine = Self.engine()
+        let days25 = 25 * 86_400.0
+        _ = engine.sighting(Self.near(Self.grill, 3, at: 0))
+        // Heard near every 9 s for 25 days: the answer stands, announced at 0.
+        for second in stride(from: 9.0, through: days25, by: 9) { _ = engine.sighting(Self.near(Self.grill, 3, at: second)) }
+        #expect(engine.nearestBeacon(deviceId: "phone-1")?.date == .at(0))
+        #expect(engine.sighting(Self.near(Self.grill, 3, at: days25 + 1)).nearest.isEmpty)
+        #expect(engine.sighting(Self.near(Self.bar, 1, at: days25 + 2)).nearest.map(\.beacon) == [Self.bar])
+    }
 }

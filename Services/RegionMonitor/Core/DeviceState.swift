@@ -7,7 +7,7 @@ struct DeviceState {
     let generation: UInt32
     // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
     // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64), 96 since
-    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`), 120 since it
+    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`), 112 since it
     // keeps the switching rule's challenger (`Nearest.challenger`).
     /// The device said it cannot range beacons.
     var rangingUnavailable = false
@@ -115,18 +115,45 @@ struct Heard {
     var at: Int64
 }
 
-/// The nearest beacon last announced for a device.
+/// The nearest beacon last announced for a device. The switching rule's challenger is kept in
+/// 10 bytes (its beacon, or none, and its start relative to `date`) ahead of the times, and the
+/// proximity last, so the answer takes 33 bytes with its optional.
 struct Nearest {
     var beacon: CompactBeacon
-    var proximity: Proximity
+    /// The challenger's beacon; `noChallenger` when there is none.
+    private var challengerBeacon = Nearest.noChallenger
+    /// When the challenge started, in milliseconds after `date` (one over 24 days after it does
+    /// not fit: no challenger is kept, and the tracker switches at once).
+    private var challengeOffset: Int32 = 0
     /// When it was announced.
     var date: Int64
     /// Its last near or immediate sighting (the restart, for a restored one): the answer ends one
     /// nearest freshness after it, even while the beacon is still heard far. Kept here, not per
     /// heard beacon, since a far sighting replaces the beacon's `Heard`.
     var nearAt: Int64
+    var proximity: Proximity
+
+    private static let noChallenger = CompactBeacon(uuid: -1, major: 0, minor: 0)
+
+    init(beacon: CompactBeacon, proximity: Proximity, date: Int64, nearAt: Int64) {
+        self.beacon = beacon
+        self.proximity = proximity
+        self.date = date
+        self.nearAt = nearAt
+    }
+
     /// Another beacon found nearer by the switching margin, not yet for the switch time.
-    var challenger: Challenger?
+    var challenger: Challenger? {
+        get { challengerBeacon == Self.noChallenger ? nil : Challenger(beacon: challengerBeacon, since: date + Int64(challengeOffset)) }
+        set {
+            if let newValue, let offset = Int32(exactly: newValue.since - date) {
+                challengerBeacon = newValue.beacon
+                challengeOffset = offset
+            } else {
+                challengerBeacon = Self.noChallenger
+            }
+        }
+    }
 }
 
 /// A beacon challenging the nearest answer (`NearestBeaconTracker.challenge`): ahead by the

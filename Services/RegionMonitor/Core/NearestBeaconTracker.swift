@@ -92,7 +92,9 @@ struct NearestBeaconTracker {
         }
         guard let challenger = device.nearest?.challenger, challenger.beacon == best.beacon else {
             device.nearest?.challenger = Challenger(beacon: best.beacon, since: now)
-            return switchMilliseconds == 0
+            // An answer announced over 24 days ago cannot hold a challenge (`Nearest.challenger`):
+            // its challenger takes over at once.
+            return switchMilliseconds == 0 || device.nearest?.challenger == nil
         }
         return best.at - challenger.since >= switchMilliseconds
     }
