@@ -59,7 +59,7 @@ public struct RadioLink: Sendable {
 }
 
 /// GPS indoors: a precise fix whose stated accuracy is 5–65 m and whose error is drawn within it,
-/// or, with `approximateRate`, an approximate fix (a few kilometres).
+/// or, with `approximateRate`, an approximate fix (1–3 km, holding the true point).
 public struct GPSNoise: Sendable, Equatable {
     public var accuracy: ClosedRange<Double> = 5...65
     public var approximateRate = 0.05
@@ -70,8 +70,11 @@ public struct GPSNoise: Sendable, Equatable {
     public func fix(latitude: Double, longitude: Double, east: Double, north: Double, random: inout SeededRandom)
         -> (latitude: Double, longitude: Double, accuracy: Double, precise: Bool) {
         if random.chance(approximateRate) {
+            // An approximate location is a coarse area that holds the phone: the true point lies
+            // within half its stated accuracy.
             let accuracy = 1_000 + random.unit() * 2_000
-            let (lat, lon) = Self.offset(latitude, longitude, east: east + random.gaussian() * 500, north: north + random.gaussian() * 500)
+            let radius = random.unit() * accuracy / 2, angle = random.unit() * 2 * .pi
+            let (lat, lon) = Self.offset(latitude, longitude, east: east + radius * cos(angle), north: north + radius * sin(angle))
             return (lat, lon, accuracy, false)
         }
         let accuracy = accuracy.lowerBound + random.unit() * (accuracy.upperBound - accuracy.lowerBound)

@@ -14,10 +14,18 @@ struct TruthReport: Codable {
     var enterSeconds: Quantiles
     var exitSeconds_: Quantiles
     var verdicts: [TruthVerdict]
+    /// Each phone whose campus circles flapped: its index, scenario and circle events ("t identifier state").
+    var flapped: [Flapped]
 
     enum CodingKeys: String, CodingKey {
         case seed, phones, durationSeconds, exitSeconds, noise, reportsSent, sightingsSent, requestFailures, namingSeconds, enterSeconds
-        case exitSeconds_ = "exitLatencySeconds", verdicts
+        case exitSeconds_ = "exitLatencySeconds", verdicts, flapped
+    }
+
+    struct Flapped: Codable {
+        var phone: Int
+        var scenario: String
+        var events: [String]
     }
 
     struct Quantiles: Codable {
@@ -61,6 +69,7 @@ struct TruthReport: Codable {
         requestFailures = o.requestFailures
 
         let end = o.end
+        var flapped: [Flapped] = []
         var naming: [Double?] = [], enter: [Double?] = [], exit: [Double?] = []
         var alternating = [TruthScenario.Kind: (phones: Int, changes: Int, pollChanges: Int, of: Int)]()
         var wrong = 0, judged = 0, switchedOnce = 0, walkers = 0, flaps = 0, unknowns = 0, sitterExits = 0, sitters = 0, passersNamed = 0, passers = 0
@@ -100,7 +109,12 @@ struct TruthReport: Codable {
                 if seen.nearest.contains(where: { $0.cafe != nil }) { passersNamed += 1 }
             case .walkUp: break
             }
-            flaps += TruthMetrics.flaps(seen.events, identifiers: circles)
+            let mine = TruthMetrics.flaps(seen.events, identifiers: circles)
+            flaps += mine
+            if mine > 0 {
+                flapped.append(Flapped(phone: p, scenario: s.kind.rawValue,
+                                       events: seen.events.filter { circles.contains($0.identifier) }.map { String(format: "%.1f %@ %@", $0.t, $0.identifier, $0.state) }))
+            }
             unknowns += seen.events.filter { circles.contains($0.identifier) && $0.state == "unknown" }.count
         }
         namingSeconds = Quantiles(naming)
@@ -126,6 +140,7 @@ struct TruthReport: Codable {
         v.append(TruthVerdict(name: "circle unknown events", value: String(format: "%.1f per phone-hour", Double(unknowns) / max(phoneHours, 1e-9)), target: "", met: nil))
         v.append(TruthVerdict(name: "passers-by 6 m away named a café", value: "\(passersNamed) of \(passers)", target: "", met: nil))
         verdicts = v
+        self.flapped = flapped
     }
 
     /// The times the phone truly arrives within 2 m of a café's beacon (0.1 s grid), before `end`.
