@@ -56,7 +56,7 @@ final class TruthRun {
     }
 
     func run(progress: (String) -> Void) throws -> Outcome {
-        let bin = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let bin = Bench.binaryDirectory
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let catalog = try CampusCatalog.load(path: settings.campus)
         guard let home = catalog.cafes.first(where: { $0.id == "caffe-macs" }) else {
@@ -75,13 +75,7 @@ final class TruthRun {
         let ingest = RequestClient(context: context, endpoint: endpoint(3), timeoutMilliseconds: 5_000)
         let region = RequestClient(context: context, endpoint: endpoint(4), timeoutMilliseconds: 5_000)
         defer { [ingest, region].forEach { $0.close() } }
-        for (client, name) in [(ingest, "beacon-ingest"), (region, "region-monitor")] {
-            let deadline = clock + 20
-            while (try? client.call(Op.health, Empty(), as: HealthStatus.self)) == nil {
-                guard clock < deadline else { throw ServiceError(.internalError, "\(name) did not start; see \(root.path)") }
-                usleep(100_000)
-            }
-        }
+        try Bench.awaitHealthy([(ingest, "beacon-ingest"), (region, "region-monitor")], logsIn: root)
         let sub = try Socket(context, .sub)
         defer { sub.close() }
         try sub.setLinger(milliseconds: 0)
