@@ -13,7 +13,7 @@ struct ManualDefaultsTests {
         ("Services/KitchenDisplay/README.md", [["kitchen-display", "--help"]]),
         ("Services/NotificationService/README.md", [["notification-service", "--help"]]),
         // load-test's own commands, and the services' common options (--stall-warning-ms).
-        ("Services/LoadTest/README.md", [["load-test", "run", "--help"], ["load-test", "pacing", "--help"], ["load-test", "scenario", "--help"],
+        ("Services/LoadTest/README.md", [["load-test", "run", "--help"], ["load-test", "pacing", "--help"], ["load-test", "truth", "--help"], ["load-test", "scenario", "--help"],
                                          ["load-test", "bench", "--help"], ["order-service", "--help"]]),
         ("Services/Cafectl/README.md", [["cafectl", "help"]]),
         ("deploy/README.md", [["order-service", "--help"], ["region-monitor", "--help"], ["notification-service", "--help"]]),

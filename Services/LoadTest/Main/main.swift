@@ -15,6 +15,7 @@ usage:
   load-test run [options]          open-loop constant-rate load: sightings → region events, orders → notifications
   load-test bench [options]        benchmarks
   load-test pacing [options]       food ready vs customer arrival, kitchen paced by approach and not (its own platform)
+  load-test truth [options]        location truth under indoor radio noise, judged against issue 25's targets (its own platform)
   load-test <command> --help       the options of a command, each with its environment variable and default
 
 deployed mode (the platform runs with --security deployed --keys DIR): give scenario and run
@@ -36,13 +37,15 @@ case "scenario":
     exit(ScenarioCommand.main(arguments: Array(arguments.dropFirst())))
 case "pacing":
     exit(PacingCommand.main(arguments: Array(arguments.dropFirst())))
+case "truth":
+    exit(TruthCommand.main(arguments: Array(arguments.dropFirst())))
 case "help", "--help", "-h":
     print(overview)
     print("")
     print(Configuration.helpText(program: "load-test scenario", summary: ScenarioCommand.summary, specs: ScenarioCommand.specs, usage: "load-test [scenario] [options]"))
     exit(0)
 case let first? where !first.hasPrefix("-"):
-    usageFailure("load-test: unknown command \"\(first)\" (commands: scenario, run, bench; see --help)")
+    usageFailure("load-test: unknown command \"\(first)\" (commands: scenario, run, bench, pacing, truth; see --help)")
 default:
     exit(ScenarioCommand.main(arguments: arguments))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Messages
 import ServiceRuntime
 
 /// Small measuring helpers for the benchmarks: wall time, resident memory, exact percentiles.
@@ -15,6 +16,23 @@ enum Bench {
         process.standardError = handle
         try process.run()
         return process
+    }
+
+    /// The folder of this executable, where the services' executables are built beside it.
+    static var binaryDirectory: URL {
+        URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    /// Waits until each service behind `clients` answers `health`; throws naming the first that
+    /// did not within `timeout` seconds (its log is under `root`).
+    static func awaitHealthy(_ clients: [(client: RequestClient, name: String)], logsIn root: URL, timeout: Double = 20) throws {
+        for (client, name) in clients {
+            let deadline = now() + timeout
+            while (try? client.call(Op.health, Empty(), as: HealthStatus.self)) == nil {
+                guard now() < deadline else { throw ServiceError(.internalError, "\(name) did not start; see \(root.path)") }
+                usleep(100_000)
+            }
+        }
     }
 
     /// Seconds on the monotonic clock.

@@ -42,7 +42,7 @@ final class PacingRun {
     }
 
     func run(progress: (String) -> Void) throws -> [Outcome] {
-        let bin = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        let bin = Bench.binaryDirectory
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let campus = root.appendingPathComponent("campus.json")
         try plan.catalog().write(to: campus)
@@ -63,13 +63,7 @@ final class PacingRun {
         let orders = RequestClient(context: context, endpoint: endpoint(5), timeoutMilliseconds: 5_000)
         let kitchen = RequestClient(context: context, endpoint: endpoint(6), timeoutMilliseconds: 5_000)
         defer { [ingest, orders, kitchen].forEach { $0.close() } }
-        for (client, name) in [(ingest, "beacon-ingest"), (orders, "order-service"), (kitchen, "kitchen-display")] {
-            let deadline = clock + 20
-            while (try? client.call(Op.health, Empty(), as: HealthStatus.self)) == nil {
-                guard clock < deadline else { throw ServiceError(.internalError, "\(name) did not start; see \(root.path)") }
-                usleep(100_000)
-            }
-        }
+        try Bench.awaitHealthy([(ingest, "beacon-ingest"), (orders, "order-service"), (kitchen, "kitchen-display")], logsIn: root)
 
         // The two windows the pairs order for: the first at least half a window away. An early
         // customer whose walk would have begun before the run is already on the way, nearer.

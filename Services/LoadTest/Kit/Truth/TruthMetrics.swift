@@ -1,0 +1,87 @@
+import Foundation
+
+/// What one phone saw of the platform during a truth run, on the run's clock (seconds).
+public struct PhoneObservation: Sendable, Equatable {
+    /// `region.nearest` messages: the café of the named beacon (nil: no nearest beacon).
+    public var nearest: [(t: Double, cafe: String?)] = []
+    /// `nearest.get` polls: the café answered.
+    public var polls: [(t: Double, cafe: String?)] = []
+    /// `region.event` messages of the campus monitor: condition identifier and state.
+    public var events: [(t: Double, identifier: String, state: String)] = []
+
+    public init() {}
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.nearest.elementsEqual(b.nearest) { $0 == $1 } && a.polls.elementsEqual(b.polls) { $0 == $1 }
+            && a.events.elementsEqual(b.events) { $0 == $1 }
+    }
+}
+
+/// The pure measurements of `load-test truth` over hand-made or observed timelines.
+public enum TruthMetrics {
+    /// How many times the named café changed from one café to another (gaps with no café named
+    /// do not end a naming: A, nil, B is one change; A, nil, A none).
+    public static func switches(_ timeline: [(t: Double, cafe: String?)]) -> Int {
+        var last: String?
+        var count = 0
+        for (_, cafe) in timeline {
+            guard let cafe else { continue }
+            if let last, last != cafe { count += 1 }
+            last = cafe
+        }
+        return count
+    }
+
+    /// Answers that named a café other than the truth at their time (a nil truth judges nothing;
+    /// a nil answer is not wrong, only late).
+    public static func wrongAnswers(_ timeline: [(t: Double, cafe: String?)], truth: (Double) -> String?) -> Int {
+        timeline.filter { answer in
+            guard let cafe = answer.cafe, let right = truth(answer.t) else { return false }
+            return cafe != right
+        }.count
+    }
+
+    /// Seconds from `arrival` until `timeline` names `cafe` (0 when it already did at the
+    /// arrival); nil when it never does.
+    public static func namingLatency(_ timeline: [(t: Double, cafe: String?)], cafe: String, arrival: Double) -> Double? {
+        if timeline.last(where: { $0.t <= arrival })?.cafe == cafe { return 0 }
+        return timeline.first { $0.t > arrival && $0.cafe == cafe }.map { $0.t - arrival }
+    }
+
+    /// Seconds from `since` until the first event of `identifier` in `state` after it; nil when none.
+    public static func eventLatency(_ events: [(t: Double, identifier: String, state: String)], identifier: String, state: String, since: Double) -> Double? {
+        events.first { $0.t >= since && $0.identifier == identifier && $0.state == state }.map { $0.t - since }
+    }
+
+    /// Flaps of the conditions `identifiers`: each time one becomes unsatisfied after it was satisfied.
+    public static func flaps(_ events: [(t: Double, identifier: String, state: String)], identifiers: Set<String>) -> Int {
+        var satisfied: Set<String> = []
+        var count = 0
+        for event in events where identifiers.contains(event.identifier) {
+            if event.state == "satisfied" {
+                satisfied.insert(event.identifier)
+            } else if event.state == "unsatisfied", satisfied.remove(event.identifier) != nil {
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// The `q` quantile (0…1) of `values`, nearest rank; nil when empty.
+    public static func quantile(_ values: [Double], _ q: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, max(0, Int((q * Double(sorted.count)).rounded(.up)) - 1))]
+    }
+}
+
+/// A figure of the report and, when the issue sets one, its target and whether it was met.
+public struct TruthVerdict: Codable, Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public var target: String
+    /// nil: the figure has no target (shown for reading, judged nowhere).
+    public var met: Bool?
+
+    public var verdict: String { met.map { $0 ? "met" : "MISSED" } ?? "-" }
+}
