@@ -57,7 +57,7 @@ let package = Package(
     + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
-        .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl"),
+        .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl", exclude: ["README.md"]),
         // load-test's drivers, reports and commands, a library its tests import; the executable only dispatches.
         .target(name: "LoadTestKit", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Policy", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
                 path: "Services/LoadTest/Kit"),
