@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Messages
 
 /// The nearest beacon per device: decided by near and immediate sightings fresher than the
@@ -23,13 +28,7 @@ struct NearestBeaconTracker {
 
     /// The distance ratio a margin in dB amounts to: 10^(dB/20) (path-loss exponent 2).
     static func ratio(decibels: Double) -> Double {
-        var ratio = 1.0, step = decibels / 20
-        // 10^step without Foundation: whole powers, then the rest by its series (|rest| < 1).
-        while step >= 1 { ratio *= 10; step -= 1 }
-        let x = step * 2.302585092994046
-        var term = 1.0, sum = 1.0
-        for n in 1...20 { term *= x / Double(n); sum += term }
-        return ratio * sum
+        pow(10, decibels / 20)
     }
 
     /// Decides a device's nearest beacon at `now`; returns the announcement when it changed. The
