@@ -3,7 +3,7 @@ import Messages
 import RegionMonitorCore
 import Testing
 
-/// The nearest answer under seeded radio noise (`RadioNoise`: σ 6 dB correlated over 2 s, 20%
+/// The nearest answer under seeded radio noise (`Campus.RadioNoise`: σ 6 dB correlated over 2 s, 20%
 /// missed, −10 dB dips of 1–3 s), through beacon-ingest's engine into region-monitor's, with
 /// injected time: Caffè Macs' grill beacon and the coffee station's 4 m apart.
 @Suite("Region engine: the nearest answer under radio noise")

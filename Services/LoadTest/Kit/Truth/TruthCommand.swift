@@ -1,3 +1,4 @@
+import Campus
 import Foundation
 import ServiceRuntime
 

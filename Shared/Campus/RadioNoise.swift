@@ -1,4 +1,3 @@
-import Campus
 import Foundation
 
 /// The radio a phone meets indoors, as issue 25 measured it: log-distance path loss from the
