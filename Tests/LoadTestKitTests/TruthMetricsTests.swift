@@ -48,6 +48,20 @@ struct TruthMetricsTests {
         #expect(TruthMetrics.eventLatency(events, identifier: "z", state: "satisfied", since: 0) == nil)
     }
 
+    @Test("evidence: the café of the beacon whose mean RSSI over the span is highest; a far beacon of the same café does not pull it down")
+    func favoured() {
+        let readings = [Reading(t: 0, beacon: 0, cafe: "coffee", rssi: -60), Reading(t: 0, beacon: 1, cafe: "macs", rssi: -70),
+                        Reading(t: 0, beacon: 2, cafe: "macs", rssi: -90), Reading(t: 1, beacon: 1, cafe: "macs", rssi: -52),
+                        Reading(t: 2, beacon: 0, cafe: "coffee", rssi: -66), Reading(t: 5, beacon: 1, cafe: "macs", rssi: -40)]
+        // Over [0, 3): coffee's beacon −63, macs' counter −61: macs, though its far beacon is weak.
+        #expect(TruthMetrics.favoured(readings, since: 0, seconds: 3) == "macs")
+        // Over [0, 1): coffee −60 against macs −70.
+        #expect(TruthMetrics.favoured(readings, since: 0, seconds: 1) == "coffee")
+        // Readings outside the span do not count; nothing heard favours nothing.
+        #expect(TruthMetrics.favoured(readings, since: 2, seconds: 3) == "coffee")
+        #expect(TruthMetrics.favoured(readings, since: 10, seconds: 3) == nil)
+    }
+
     @Test("quantiles, nearest rank")
     func quantiles() {
         #expect(TruthMetrics.quantile([], 0.5) == nil)

@@ -17,6 +17,22 @@ public struct PhoneObservation: Sendable, Equatable {
     }
 }
 
+/// One advertisement a truth phone reported: run time (s), the beacon's index on its floor plan,
+/// its café and the RSSI sent.
+public struct Reading: Sendable, Equatable {
+    public var t: Double
+    public var beacon: Int
+    public var cafe: String
+    public var rssi: Int
+
+    public init(t: Double, beacon: Int, cafe: String, rssi: Int) {
+        self.t = t
+        self.beacon = beacon
+        self.cafe = cafe
+        self.rssi = rssi
+    }
+}
+
 /// The pure measurements of `load-test truth` over hand-made or observed timelines.
 public enum TruthMetrics {
     /// How many times the named café changed from one café to another (gaps with no café named
@@ -65,6 +81,23 @@ public enum TruthMetrics {
             }
         }
         return count
+    }
+
+    /// The café the readings themselves favour over `seconds` from `since`: the café of the beacon
+    /// whose mean reported RSSI in that span is highest (nil when nothing was heard). This is the
+    /// evidence any rule deciding from RSSI alone has at that moment: when it favours another café
+    /// than the truth, a rule that names a café by then is wrong unless it guesses against its data.
+    public static func favoured(_ readings: [Reading], since: Double, seconds: Double) -> String? {
+        var sums: [Int: (cafe: String, total: Double, count: Int)] = [:]
+        for r in readings where r.t >= since && r.t < since + seconds {
+            let s = sums[r.beacon] ?? (r.cafe, 0, 0)
+            sums[r.beacon] = (s.cafe, s.total + Double(r.rssi), s.count + 1)
+        }
+        let best = sums.max { a, b in
+            let x = a.value.total / Double(a.value.count), y = b.value.total / Double(b.value.count)
+            return x < y || (x == y && a.key > b.key)
+        }
+        return best?.value.cafe
     }
 
     /// The `q` quantile (0…1) of `values`, nearest rank; nil when empty.

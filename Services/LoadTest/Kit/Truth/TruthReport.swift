@@ -71,6 +71,9 @@ struct TruthReport: Codable {
         let end = o.end
         var flapped: [Flapped] = []
         var naming: [Double?] = [], enter: [Double?] = [], exit: [Double?] = []
+        // The evidence figure: arrivals whose own readings favoured another café `w` seconds on.
+        let spans: [Double] = [3, 10, 30]
+        var misled = spans.map { _ in (wrong: 0, of: 0) }
         var alternating = [TruthScenario.Kind: (phones: Int, changes: Int, pollChanges: Int, of: Int)]()
         var wrong = 0, judged = 0, switchedOnce = 0, walkers = 0, flaps = 0, unknowns = 0, sitterExits = 0, sitters = 0, passersNamed = 0, passers = 0
         let circles: Set<String> = ["caffe-macs.area", "caffe-macs.approach"]
@@ -79,6 +82,10 @@ struct TruthReport: Codable {
             // Naming: each time the phone truly arrives within 2 m of a café's beacon, with 5 s left to see it.
             for arrival in Self.arrivals(s, until: end - 5) {
                 naming.append(TruthMetrics.namingLatency(seen.nearest, cafe: arrival.cafe, arrival: arrival.t))
+                for (i, w) in spans.enumerated() where arrival.t + w <= end {
+                    misled[i].of += 1
+                    if TruthMetrics.favoured(o.readings[p], since: arrival.t, seconds: w) != arrival.cafe { misled[i].wrong += 1 }
+                }
             }
             // Enter: first advertisement reported → satisfied; exit: last one → unsatisfied (with time left to see it).
             for (cafe, first) in o.firstHeard[p] {
@@ -124,6 +131,9 @@ struct TruthReport: Codable {
 
         var v: [TruthVerdict] = []
         v.append(TruthVerdict(name: "café named after arriving within 2 m", value: namingSeconds.text, target: "p95 ≤ 3 s", met: (namingSeconds.p95 ?? .infinity) <= 3))
+        v.append(TruthVerdict(name: "evidence: readings favour another café",
+                              value: zip(spans, misled).map { "after \(Int($0)) s \($1.wrong) of \($1.of)" }.joined(separator: ", "),
+                              target: "", met: nil))
         v.append(TruthVerdict(name: "enter (first heard → satisfied)", value: enterSeconds.text, target: "", met: nil))
         v.append(TruthVerdict(name: "exit (last heard → unsatisfied)", value: exitSeconds_.text, target: "≤ exit timeout + 2 s (\(Int(settings.exitSeconds + 2)) s)",
                               met: exitSeconds_.count == 0 ? nil : exitSeconds_.never == 0 && (exitSeconds_.max ?? 0) <= settings.exitSeconds + 2))

@@ -31,6 +31,8 @@ final class TruthRun {
         /// Per phone and café: the run times of the first and last advertisement actually reported.
         var firstHeard: [[String: Double]]
         var lastHeard: [[String: Double]]
+        /// Per phone: every advertisement it reported, for the evidence figure.
+        var readings: [[Reading]]
         var end: Double
         var reportsSent: Int
         var sightingsSent: Int
@@ -95,7 +97,7 @@ final class TruthRun {
         let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
         var outcome = Outcome(scenarios: scenarios, observations: Array(repeating: PhoneObservation(), count: scenarios.count),
                               firstHeard: Array(repeating: [:], count: scenarios.count), lastHeard: Array(repeating: [:], count: scenarios.count),
-                              end: settings.duration, reportsSent: 0, sightingsSent: 0, requestFailures: 0)
+                              readings: Array(repeating: [], count: scenarios.count), end: settings.duration, reportsSent: 0, sightingsSent: 0, requestFailures: 0)
 
         // Authorization first, as a phone reports it.
         for chunk in stride(from: 0, to: ids.count, by: 200).map({ Array(ids[$0..<min($0 + 200, ids.count)]) }) {
@@ -139,6 +141,7 @@ final class TruthRun {
                                                    measuredPower: settings.measuredPower, timestamp: now))
                     if outcome.firstHeard[p][beacon.cafe] == nil { outcome.firstHeard[p][beacon.cafe] = t }
                     outcome.lastHeard[p][beacon.cafe] = t
+                    outcome.readings[p].append(Reading(t: t, beacon: b, cafe: beacon.cafe, rssi: rssi))
                 }
                 var fixReports: [FixReport]?
                 if (Double(tick) + Double(p)).truncatingRemainder(dividingBy: settings.fixEvery / settings.step) == 0 {
