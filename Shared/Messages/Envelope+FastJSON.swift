@@ -98,6 +98,7 @@ extension Sighting: FastJSONDecodable {
     /// A sighting's members as they are read, in any order.
     struct Fields {
         var deviceId: String?, beacon: BeaconIdentity?, rssi: Int?, power: Int?, accuracy: Double?, proximity: Proximity?, observed: Timestamp?
+        var mean: Double?, readings: Int?
 
         /// Reads the member `key` (true), gives up (false), or nil for a member a sighting does not have.
         mutating func read(_ sc: inout JSONScanner, _ key: JSONKey) -> Bool? {
@@ -109,6 +110,8 @@ extension Sighting: FastJSONDecodable {
             case "accuracy": fill(&accuracy, sc.number())
             case "proximity": fill(&proximity, sc.string().flatMap(Proximity.init(rawValue:)))
             case "observedAt": fill(&observed, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            case "meanRssi": fill(&mean, sc.number())
+            case "readings": fill(&readings, sc.int())
             default: nil
             }
         }
@@ -117,13 +120,15 @@ extension Sighting: FastJSONDecodable {
         /// route refuses it, naming the field).
         var sighting: Sighting? {
             guard let deviceId, let beacon, let rssi, let power, let accuracy, let proximity, let observed,
-                  rssiRange.contains(rssi), measuredPowerRange.contains(power)
+                  rssiRange.contains(rssi), measuredPowerRange.contains(power), validEvidence(mean, readings)
             else { return nil }
-            return Sighting(deviceId: deviceId, beacon: beacon, rssi: rssi, measuredPower: power, accuracy: accuracy, proximity: proximity, observedAt: observed)
+            return Sighting(deviceId: deviceId, beacon: beacon, rssi: rssi, measuredPower: power, accuracy: accuracy, proximity: proximity, observedAt: observed,
+                            meanRssi: mean, readings: readings)
         }
 
         var isEmpty: Bool {
             deviceId == nil && beacon == nil && rssi == nil && power == nil && accuracy == nil && proximity == nil && observed == nil
+                && mean == nil && readings == nil
         }
     }
 
@@ -161,13 +166,23 @@ extension Sighting: FastJSONDecodable {
         JSONText.appendQuoted(beacon.uuid, to: &out)
         raw(#"},"deviceId":"#)
         JSONText.appendQuoted(deviceId, to: &out)
+        if let meanRssi {
+            raw(#","meanRssi":"#)
+            out.append(contentsOf: Envelope.number(meanRssi).utf8)
+        }
         raw(#","measuredPower":"#)
         int(measuredPower)
         raw(#","observedAt":""#)
         observedAt.appendRFC3339(to: &out)
         raw(#"","proximity":""#)
         out.append(contentsOf: proximity.rawValue.utf8)
-        raw(#"","rssi":"#)
+        if let readings {
+            raw(#"","readings":"#)
+            int(readings)
+            raw(#","rssi":"#)
+        } else {
+            raw(#"","rssi":"#)
+        }
         int(rssi)
         out.append(UInt8(ascii: "}"))
     }
@@ -242,6 +257,14 @@ extension NearestBeacon {
             beacon.appendJSON(to: &out)
             out.append(UInt8(ascii: ","))
         }
+        if let candidates {
+            raw(#""candidates":["#)
+            for (i, candidate) in candidates.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                candidate.appendJSON(to: &out)
+            }
+            raw("],")
+        }
         raw(#""date":""#)
         date.appendRFC3339(to: &out)
         raw(#"","deviceId":"#)
@@ -288,17 +311,18 @@ extension RegionEvent: FastJSONDecodable {
 
 extension NearestBeacon: FastJSONDecodable {
     static func read(from scanner: inout JSONScanner) -> NearestBeacon? {
-        var deviceId: String?, beacon: BeaconIdentity?, proximity: Proximity?, date: Timestamp?
+        var deviceId: String?, beacon: BeaconIdentity?, proximity: Proximity?, date: Timestamp?, candidates: [BeaconIdentity]?
         let ok = scanner.object { sc, key in
             switch key {
             case "deviceId": fill(&deviceId, sc.string())
             case "beacon": fill(&beacon, BeaconIdentity.read(from: &sc))
+            case "candidates": fill(&candidates, sc.list(of: BeaconIdentity.self, atMost: maxCandidates))
             case "proximity": fill(&proximity, sc.string().flatMap(Proximity.init(rawValue:)))
             case "date": fill(&date, sc.string().flatMap(Timestamp.init(rfc3339:)))
             default: nil
             }
         }
         guard ok, let deviceId, let date else { return nil }
-        return NearestBeacon(deviceId: deviceId, beacon: beacon, proximity: proximity, date: date)
+        return NearestBeacon(deviceId: deviceId, beacon: beacon, proximity: proximity, date: date, candidates: candidates)
     }
 }

@@ -96,9 +96,9 @@ struct IngestEngineTests: IngestFixtures {
         #expect(second.sightings.map(\.rssi) == [rssi])
     }
 
-    @Test("idle smoothing state expires after the engine's window, bounding memory", arguments: [(10.0, 10.0, 10.001), (0.5, 0.5, 0.501)])
-    func expireWithWindow(window: Double, kept: Double, dropped: Double) throws {
-        let engine = IngestEngine(smoothingWindow: window)
+    @Test("idle readings expire after the engine's evidence window, bounding memory", arguments: [(10.0, 40.0, 40.0, 40.001), (0.5, 2.0, 2.0, 2.001), (10.0, 10.0, 10.0, 10.001)])
+    func expireWithWindow(window: Double, evidence: Double, kept: Double, dropped: Double) throws {
+        let engine = IngestEngine(smoothingWindow: window, evidenceWindow: evidence)
         _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging()]), known: Self.known(.always), now: t0)
         engine.expire(now: .at(kept))
         #expect(engine.trackedDevices == 1)
@@ -106,8 +106,21 @@ struct IngestEngineTests: IngestFixtures {
         #expect(engine.trackedDevices == 0)
     }
 
-    @Test("the default window is 10 s")
+    @Test("the default windows: 10 s of smoothing, 40 s of evidence")
     func defaultWindow() {
-        #expect(IngestEngine().smoothingWindow == 10)
+        #expect(IngestEngine().smoothingWindow == 10 && IngestEngine().evidenceWindow == 40)
+    }
+
+    @Test("a sighting carries the evidence: the mean of the beacon's readings over the evidence window, and how many; none without a readable reading")
+    func sightingsCarryEvidence() throws {
+        let engine = IngestEngine()
+        let known = Self.known(.always)
+        var last: [Sighting] = []
+        for (i, rssi) in [-60, -70, 0, -65].enumerated() {
+            last = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(rssi: rssi, at: .at(Double(i)))]), known: known, now: .at(Double(i))).sightings
+        }
+        #expect(last.map(\.meanRssi) == [-65] && last.map(\.readings) == [3])
+        let unreadable = try engine.process(IngestReport(deviceId: "phone-unread", sightings: [Self.ranging(rssi: 0)]), known: known, now: t0).sightings
+        #expect(unreadable.map(\.meanRssi) == [nil] && unreadable.map(\.readings) == [nil])
     }
 }

@@ -31,13 +31,33 @@ struct RSSISmootherTests {
 
     @Test("smoothing: trimmed mean, samples expiring after the window, unreadable readings ignored", arguments: smoothing)
     func smoothed(label: String, window: Double, readings: [(Int, Double)], expected: Double?) {
-        var smoother = RSSISmoother(window: window)
+        // The evidence window as short as the smoothing window: readings are held no longer.
+        var smoother = RSSISmoother(window: window, evidenceWindow: window)
         var last: Double?
         for (rssi, seconds) in readings { last = smoother.add(rssi: rssi, at: .at(seconds)) }
         #expect(last == expected, "\(label)")
         #expect(smoother.current == expected, "\(label)")
         // The newest readable sample's time, which expiry of idle state goes by.
         #expect(smoother.lastSample == readings.last { $0.0 != 0 && expected != nil }.map { .at($0.1) }, "\(label)")
+    }
+
+    @Test("evidence: the plain mean of the readable readings of the evidence window (40 s), and how many, while the smoothing keeps to its 10 s")
+    func evidence() {
+        var smoother = RSSISmoother()
+        #expect(smoother.evidence == nil)
+        _ = smoother.add(rssi: -50, at: .at(0))
+        _ = smoother.add(rssi: 0, at: .at(1))
+        _ = smoother.add(rssi: -70, at: .at(30))
+        // 30 s on, the first reading no longer smooths but is still evidence.
+        #expect(smoother.current == -70)
+        #expect(smoother.evidence?.mean == -60 && smoother.evidence?.readings == 2)
+        _ = smoother.add(rssi: -61, at: .at(40.001))
+        // Past 40 s the first is gone: (-70 - 61) / 2, to 0.1 dB.
+        #expect(smoother.evidence?.mean == -65.5 && smoother.evidence?.readings == 2)
+        // At most 48 readings: a phone reporting faster than once a second shortens the window.
+        var fast = RSSISmoother()
+        for i in 0..<100 { _ = fast.add(rssi: i < 52 ? -90 : -60, at: .at(Double(i) * 0.1)) }
+        #expect(fast.evidence?.readings == 48 && fast.evidence?.mean == -60)
     }
 
     @Test("distance from RSSI and measured power (the RSSI at 1 m), path-loss exponent 2", arguments: [

@@ -14,7 +14,9 @@ struct RegionUnwatchedBeaconTests {
     }
 
     static func sighting(_ beacon: BeaconIdentity, device: String = "phone-1", at seconds: Double) -> Sighting {
-        Sighting(deviceId: device, beacon: beacon, rssi: -60, measuredPower: -59, accuracy: 0.5, proximity: .immediate, observedAt: .at(seconds))
+        // As beacon-ingest sends it for a phone that has heard the beacon for a while (its mean of 15 readings).
+        Sighting(deviceId: device, beacon: beacon, rssi: -60, measuredPower: -59, accuracy: 0.5, proximity: .immediate, observedAt: .at(seconds),
+                 meanRssi: -60, readings: 15)
     }
 
     @Test("100,000 distinct unknown UUIDs: nothing announced, no UUID held, the campus beacon still matches and is the nearest")

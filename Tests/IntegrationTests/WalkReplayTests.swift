@@ -22,9 +22,9 @@ struct WalkReplayTests {
         let platform = try Platform()
         defer { platform.stop() }
         let s = Self.speed
-        platform.extraArguments["beacon-ingest"] = ["--smoothing-window-seconds", "\(10 / s)"]
+        platform.extraArguments["beacon-ingest"] = ["--smoothing-window-seconds", "\(10 / s)", "--evidence-seconds", "\(40 / s)"]
         platform.extraArguments["region-monitor"] = ["--beacon-exit-seconds", "\(30 / s)", "--nearest-freshness-seconds", "\(10 / s)",
-                                                     "--nearest-switch-seconds", "\(2 / s)", "--tick-seconds", "\(0.5 / s)"]
+                                                     "--tick-seconds", "\(0.5 / s)"]
         try platform.startAll()
         let context = try Context()
         let before = try busSubscriptionChanges(platform, context: context)
@@ -47,7 +47,7 @@ struct WalkReplayTests {
                 case .region(let e) where e.deviceId == "walker-1":
                     result[e.identifier, default: []].append(e.state.rawValue + (e.refinement.map { " \($0.major)/\($0.minor)" } ?? ""))
                 case .nearest(let n) where n.deviceId == "walker-1":
-                    result["nearest", default: []].append(n.beacon.map { "\($0.major)/\($0.minor)" } ?? "none")
+                    result["nearest", default: []].append(CampusWalkExpectation.describe(n))
                 default: continue
                 }
             }

@@ -70,11 +70,12 @@ final class RegionHarness {
         try host.events.write { try service.consume(envelope) }
     }
 
-    /// A sighting of a Caffè Macs beacon (station `minor`) at the clock's time.
+    /// A sighting of a Caffè Macs beacon (station `minor`) at the clock's time, as beacon-ingest
+    /// sends it for a phone that has heard the beacon for a while (a mean of 15 readings).
     func sighting(_ deviceId: String, minor: Int = 1, proximity: Proximity = .near) throws {
         let beacon = BeaconIdentity(uuid: catalog.beaconUUID, major: Self.macsMajor, minor: minor)
         try consume(.sightingReported, stream: "sighting", .sighting(Sighting(deviceId: deviceId, beacon: beacon, rssi: -60, measuredPower: -59, accuracy: 1.5,
-                                                                       proximity: proximity, observedAt: clock.now())))
+                                                                       proximity: proximity, observedAt: clock.now(), meanRssi: -62.5, readings: 15)))
     }
 
     /// The device's location authorization as of the clock's time.

@@ -23,10 +23,12 @@ enum Samples {
     static func body(for type: EventType) -> EventBody {
         switch type {
         case .sightingReported:
-            .sighting(Sighting(deviceId: "dev-9", beacon: beacon, rssi: -63, measuredPower: -59, accuracy: 1.6, proximity: .near, observedAt: time))
+            .sighting(Sighting(deviceId: "dev-9", beacon: beacon, rssi: -63, measuredPower: -59, accuracy: 1.6, proximity: .near, observedAt: time,
+                               meanRssi: -64.2, readings: 12))
         case .sightingBatch:
             .sightings(SightingBatch(sightings: [
-                Sighting(deviceId: "dev-9", beacon: beacon, rssi: -63, measuredPower: -59, accuracy: 1.6, proximity: .near, observedAt: time),
+                Sighting(deviceId: "dev-9", beacon: beacon, rssi: -63, measuredPower: -59, accuracy: 1.6, proximity: .near, observedAt: time,
+                         meanRssi: -64.2, readings: 12),
                 Sighting(deviceId: "dev-10", beacon: BeaconIdentity(uuid: beaconUUID, major: 12, minor: 3), rssi: -81, measuredPower: -59, accuracy: 7.25,
                          proximity: .far, observedAt: time.adding(seconds: 0.5)),
             ]))
@@ -37,7 +39,8 @@ enum Samples {
         case .regionEvent:
             .region(RegionEvent(monitor: "cafes", identifier: "macs-beacons", deviceId: "dev-9", state: .satisfied, refinement: beacon, flags: [.accuracyLimited], date: time))
         case .regionNearest:
-            .nearest(NearestBeacon(deviceId: "dev-9", beacon: beacon, proximity: .immediate, date: time))
+            .nearest(NearestBeacon(deviceId: "dev-9", beacon: nil, proximity: nil, date: time,
+                                   candidates: [beacon, BeaconIdentity(uuid: beaconUUID, major: 12, minor: 3)]))
         case .regionPurged:
             .purged(LocationPurged(deviceId: "dev-9", reason: .denied, date: time))
         case .orderPlaced:

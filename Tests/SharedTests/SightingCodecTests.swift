@@ -22,7 +22,9 @@ struct SightingCodecTests {
                             body: .sighting(Sighting(deviceId: devices[i % devices.count] + "\(i)",
                                                      beacon: BeaconIdentity(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: Int(next() % 65536), minor: Int(next() % 65536)),
                                                      rssi: -Int(next() % 128), measuredPower: -Int(1 + next() % 127), accuracy: accuracies[i % accuracies.count],
-                                                     proximity: proximity, observedAt: Timestamp(milliseconds: 1_700_000_000_000 + Int64(next() % 1_000_000_000)))))
+                                                     proximity: proximity, observedAt: Timestamp(milliseconds: 1_700_000_000_000 + Int64(next() % 1_000_000_000)),
+                                                     // Two in three carry evidence, to the 0.1 dB beacon-ingest rounds it to.
+                                                     meanRssi: i % 3 == 0 ? nil : -Double(next() % 1_271) / 10, readings: i % 3 == 0 ? nil : Int(1 + next() % 1_000))))
         }
     }
 
@@ -153,6 +155,27 @@ extension SightingCodecTests {
         // A null refinement or an unknown flag is left to Foundation, which decides.
         #expect(RegionEvent.fastDecode(Data(#"{"date":"2026-01-01T00:00:00.000Z","deviceId":"d","flags":[],"identifier":"i","monitor":"m","refinement":null,"state":"satisfied"}"#.utf8)) == nil)
         #expect(RegionEvent.fastDecode(Data(#"{"date":"2026-01-01T00:00:00.000Z","deviceId":"d","flags":["teleported"],"identifier":"i","monitor":"m","state":"satisfied"}"#.utf8)) == nil)
+    }
+
+    @Test("the evidence comes whole and in range or the sighting is refused, by both routes; a nearest answer carries at most 8 candidates")
+    func evidenceBounds() throws {
+        func sighting(_ extra: String) -> Data {
+            Data(#"{"accuracy":1.5,"beacon":{"major":1,"minor":2,"uuid":"U"},"deviceId":"d","measuredPower":-59,"observedAt":"2026-01-01T00:00:00.000Z","proximity":"near","rssi":-60"#.utf8)
+                + Data(extra.utf8) + Data("}".utf8)
+        }
+        for good in ["", #","meanRssi":-61.5,"readings":12"#, #","meanRssi":0,"readings":1000"#] {
+            #expect(Sighting.fastDecode(sighting(good)) != nil, "\(good)")
+            #expect((try? JSONDecoder().decode(Sighting.self, from: sighting(good))) != nil, "\(good)")
+        }
+        for bad in [#","readings":12"#, #","meanRssi":-61.5"#, #","meanRssi":-128,"readings":12"#, #","meanRssi":0.5,"readings":12"#,
+                    #","meanRssi":-60,"readings":0"#, #","meanRssi":-60,"readings":1001"#] {
+            #expect(Sighting.fastDecode(sighting(bad)) == nil, "\(bad)")
+            #expect((try? JSONDecoder().decode(Sighting.self, from: sighting(bad))) == nil, "\(bad)")
+        }
+        let beacon = #"{"major":1,"minor":2,"uuid":"U"}"#
+        let nine = Data((#"{"candidates":["# + Array(repeating: beacon, count: 9).joined(separator: ",") + #"],"date":"2026-01-01T00:00:00.000Z","deviceId":"d"}"#).utf8)
+        #expect((try? JSONDecoder().decode(NearestBeacon.self, from: nine)) == nil)
+        #expect(NearestBeacon.fastDecode(nine) == nil)
     }
 
     @Test("a batch of more sightings than one message may carry is refused by both routes, naming the bound")

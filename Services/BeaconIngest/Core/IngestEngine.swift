@@ -19,11 +19,16 @@ public final class IngestEngine {
     /// Seconds a raw RSSI reading counts in its beacon's average, and how long a beacon's idle
     /// smoothing state is kept. Shorter when a recorded walk is replayed faster than real time.
     public let smoothingWindow: Double
+    /// Seconds of readings the evidence for the nearest café is the mean of (at least the
+    /// smoothing window); also how long a beacon's idle readings are kept.
+    public let evidenceWindow: Double
     private var smoothers: [String: [BeaconIdentity: RSSISmoother]] = [:]
 
-    public init(smoothingWindow: Double = 10) {
+    public init(smoothingWindow: Double = 10, evidenceWindow: Double = 40) {
         precondition(smoothingWindow.isFinite && smoothingWindow > 0, "the smoothing window must be a positive number of seconds")
+        precondition(evidenceWindow.isFinite && evidenceWindow > 0, "the evidence window must be a positive number of seconds")
         self.smoothingWindow = smoothingWindow
+        self.evidenceWindow = max(smoothingWindow, evidenceWindow)
     }
 
     /// Devices with smoothing state in memory.
@@ -97,13 +102,17 @@ public final class IngestEngine {
     /// The sighting's proximity and accuracy come from the smoothed RSSI; the phone's own values
     /// only when there is no usable RSSI (see `ProximityEstimator.estimate`).
     private func smooth(deviceId: String, beacon: BeaconIdentity, ranging: RangingReport) -> Sighting {
-        var smoother = smoothers[deviceId]?[beacon] ?? RSSISmoother(window: smoothingWindow)
+        var smoother = smoothers[deviceId]?[beacon] ?? RSSISmoother(window: smoothingWindow, evidenceWindow: evidenceWindow)
         let rssi = smoother.add(rssi: ranging.rssi, at: ranging.timestamp)
         smoothers[deviceId, default: [:]][beacon] = smoother
         let estimate = ProximityEstimator.estimate(rssi: rssi, measuredPower: ranging.measuredPower,
                                                    reportedProximity: ranging.proximity, reportedAccuracy: ranging.accuracy)
+        // The evidence goes with a smoothed RSSI only: without one, the phone's own estimate
+        // stands in and there is no reading to count.
+        let evidence = rssi == nil ? nil : smoother.evidence
         return Sighting(deviceId: deviceId, beacon: beacon, rssi: Int((rssi ?? 0).rounded()), measuredPower: ranging.measuredPower,
-                        accuracy: estimate.accuracy, proximity: estimate.proximity, observedAt: ranging.timestamp)
+                        accuracy: estimate.accuracy, proximity: estimate.proximity, observedAt: ranging.timestamp,
+                        meanRssi: evidence?.mean, readings: evidence?.readings)
     }
 
     /// Drops the smoothing state of a device (authorization withdrawn).
@@ -111,10 +120,10 @@ public final class IngestEngine {
         smoothers[deviceId] = nil
     }
 
-    /// Drops smoothing state idle for longer than `smoothingWindow`, bounding memory.
+    /// Drops readings idle for longer than `evidenceWindow`, bounding memory.
     public func expire(now: Timestamp) {
         for (device, beacons) in smoothers {
-            let live = beacons.filter { ($0.value.lastSample.map { now.seconds(since: $0) } ?? .infinity) <= $0.value.window }
+            let live = beacons.filter { ($0.value.lastSample.map { now.seconds(since: $0) } ?? .infinity) <= $0.value.evidenceWindow }
             smoothers[device] = live.isEmpty ? nil : live
         }
     }

@@ -5,33 +5,65 @@ import Glibc
 import Darwin
 #endif
 
-/// Smooths raw RSSI per (device, beacon): a running average over recent samples with the
-/// strongest and weakest trimmed, samples expiring after `window` seconds.
+/// The readings of one beacon by one device. It smooths raw RSSI: a running average over the last
+/// `window` seconds (at most `maxSamples` readings) with the strongest and weakest trimmed, which
+/// decides proximity and accuracy. It also keeps the evidence for the nearest café: the plain mean
+/// of the readable readings of the last `evidenceWindow` seconds (at most `maxEvidence`), with a
+/// running total. Standing still, a longer mean is what tells two counters a few metres apart:
+/// the shadowing of one beacon stays put for seconds, so ten seconds of readings are far from
+/// enough (Services/RegionMonitor/README.md, "Truth under radio noise").
 public struct RSSISmoother: Sendable {
     public let window: Double
     public let maxSamples: Int
-    private var samples: [(rssi: Int, at: Timestamp)] = []
+    public let evidenceWindow: Double
+    public let maxEvidence: Int
+    /// Readable readings, oldest first: RSSI (dBm) and time (ms), the evidence window's worth.
+    private var samples: [(rssi: Int16, at: Int64)] = []
+    private var total = 0
+    /// The time of the latest reading added, readable or not: what the smoothed RSSI is as of.
+    private var latest: Int64?
 
-    public init(window: Double = 10, maxSamples: Int = 10) {
+    public init(window: Double = 10, maxSamples: Int = 10, evidenceWindow: Double = 40, maxEvidence: Int = 48) {
         self.window = window
         self.maxSamples = maxSamples
+        self.evidenceWindow = max(window, evidenceWindow)
+        self.maxEvidence = max(maxSamples, maxEvidence)
     }
 
     /// Adds a reading (0 = unreadable, ignored) and returns the smoothed RSSI, or nil when no
-    /// usable sample remains.
+    /// usable sample remains in the smoothing window.
     public mutating func add(rssi: Int, at time: Timestamp) -> Double? {
-        samples.removeAll { time.seconds(since: $0.at) > window || $0.at > time.adding(seconds: window) }
-        if rssi != 0 {
-            samples.append((rssi, time))
-            if samples.count > maxSamples { samples.removeFirst(samples.count - maxSamples) }
+        let now = time.milliseconds
+        latest = now
+        let keep = Int64(evidenceWindow * 1000)
+        // Expired readings, and any dated after this one by more than the window (a clock that
+        // went back): the window holds only what is near this reading in time.
+        if samples.contains(where: { now - $0.at > keep || $0.at - now > keep }) {
+            samples.removeAll { now - $0.at > keep || $0.at - now > keep }
+            total = samples.reduce(0) { $0 + Int($1.rssi) }
         }
-        return current
+        if rssi != 0 {
+            samples.append((Int16(clamping: rssi), now))
+            total += rssi
+            if samples.count > maxEvidence {
+                total -= Int(samples[0].rssi)
+                samples.removeFirst()
+            }
+        }
+        return smoothed(at: now)
     }
 
-    /// The trimmed mean of the samples held (nil when none).
-    public var current: Double? {
-        guard !samples.isEmpty else { return nil }
-        var values = samples.map(\.rssi).sorted()
+    /// The trimmed mean of the last `maxSamples` readings within `window` of `now` (nil when none).
+    private func smoothed(at now: Int64) -> Double? {
+        let span = Int64(window * 1000)
+        var values: [Int] = []
+        values.reserveCapacity(maxSamples)
+        for sample in samples.reversed() {
+            guard values.count < maxSamples else { break }
+            if abs(now - sample.at) <= span { values.append(Int(sample.rssi)) }
+        }
+        guard !values.isEmpty else { return nil }
+        values.sort()
         if values.count >= 4 {
             values.removeFirst()
             values.removeLast()
@@ -39,8 +71,17 @@ public struct RSSISmoother: Sendable {
         return Double(values.reduce(0, +)) / Double(values.count)
     }
 
-    /// The newest sample's time.
-    public var lastSample: Timestamp? { samples.last?.at }
+    /// The smoothed RSSI as of the latest reading added (nil when no readable one is in the window).
+    public var current: Double? { latest.flatMap { smoothed(at: $0) } }
+
+    /// The evidence: the mean of the readings held (dBm, to 0.1) and how many; nil when none.
+    public var evidence: (mean: Double, readings: Int)? {
+        guard !samples.isEmpty else { return nil }
+        return ((Double(total) / Double(samples.count) * 10).rounded() / 10, samples.count)
+    }
+
+    /// The newest readable reading's time (held for the evidence window), which expiry of idle state goes by.
+    public var lastSample: Timestamp? { samples.last.map { Timestamp(milliseconds: $0.at) } }
 }
 
 /// Distance from RSSI and measured power (calibrated RSSI at 1 m) with the log-distance path-loss

@@ -32,7 +32,7 @@ public final class IngestService {
         router = host.requests.router
         heartbeat = host.heartbeat
         events = host.events
-        engine = IngestEngine(smoothingWindow: settings.smoothingWindowSeconds)
+        engine = IngestEngine(smoothingWindow: settings.smoothingWindowSeconds, evidenceWindow: settings.evidenceWindowSeconds)
         store = IngestStore(db: host.db)
         ownership = ShardOwnership(shards: settings.shards, ownedShard: settings.ownedShard)
         fixes = FixChannel(context: host.context, security: host.security, events: host.events)

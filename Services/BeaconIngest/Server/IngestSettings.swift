@@ -13,6 +13,7 @@ public struct IngestSettings: Sendable, Equatable {
     public var fixEndpoints = Self.fixEndpointsOption.defaultValue
     /// How long a raw RSSI reading counts in its beacon's average.
     public var smoothingWindowSeconds = Self.smoothingWindowOption.defaultValue
+    public var evidenceWindowSeconds = Self.evidenceWindowOption.defaultValue
 
     /// Every setting at its default.
     public init() {}
@@ -33,10 +34,12 @@ public struct IngestSettings: Sendable, Equatable {
                                                    help: "the shard this instance owns, 0…shards-1; devices of other shards are refused with ingest.wrongShard (empty: every shard)")
     public static let smoothingWindowOption = Option.seconds("smoothing-window-seconds", default: 10,
                                                              help: "how long a raw RSSI reading counts in its beacon's average (0.5 for a walk replayed at 20× speed)")
+    public static let evidenceWindowOption = Option.seconds("evidence-seconds", default: 40,
+                                                            help: "how long a reading counts in the mean RSSI a sighting carries as evidence for the nearest café (2 for a walk replayed at 20× speed)")
 
     /// Every option beacon-ingest reads: the common ones, then its own.
     public static var specs: [OptionSpec] {
-        common.specs + [shardsOption.spec, fixEndpointsOption.spec, shardOption.spec, smoothingWindowOption.spec]
+        common.specs + [shardsOption.spec, fixEndpointsOption.spec, shardOption.spec, smoothingWindowOption.spec, evidenceWindowOption.spec]
     }
 
     /// Reads the options of `specs` (their kinds checked every range already); throws `Invalid`
@@ -44,6 +47,7 @@ public struct IngestSettings: Sendable, Equatable {
     /// fix endpoint count that is neither one nor one per shard.
     public init(config: Configuration) throws(Invalid) {
         smoothingWindowSeconds = config[Self.smoothingWindowOption]
+        evidenceWindowSeconds = config[Self.evidenceWindowOption]
         shards = config[Self.shardsOption]
         let owned = config[Self.shardOption]
         guard owned.isEmpty || (Int(owned).map { (0..<shards).contains($0) } ?? false) else {

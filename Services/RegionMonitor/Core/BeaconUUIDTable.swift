@@ -5,6 +5,11 @@ struct CompactBeacon: Equatable {
     var uuid: Int16
     var major: UInt16
     var minor: UInt16
+
+    /// Of the same place: the same UUID and major (a café; the minor is a station inside it).
+    func samePlace(as other: CompactBeacon) -> Bool {
+        uuid == other.uuid && major == other.major
+    }
 }
 
 /// The beacon UUIDs conditions name, each stored once under a small index (`CompactBeacon.uuid`),

@@ -1,4 +1,9 @@
 import Messages
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Everything the engine holds for one device.
 struct DeviceState {
@@ -7,8 +12,11 @@ struct DeviceState {
     let generation: UInt32
     // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
     // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64), 96 since
-    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`), 112 since it
-    // keeps the switching rule's challenger (`Nearest.challenger`).
+    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`), 104 since it
+    // keeps the key of the candidates last announced (`candidatesKey`).
+    /// The cafés last announced as candidates while no café is named (`NearestBeaconTracker`), as
+    /// an order-free key; 0 when none were.
+    var candidatesKey: UInt32 = 0
     /// The device said it cannot range beacons.
     var rangingUnavailable = false
     /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.
@@ -89,42 +97,70 @@ struct DeviceState {
     /// A sighting of a watched beacon: heard, and (in the same access, this is the hot path) noted
     /// for the next save of last matching sightings. Marking one that matched nothing only makes
     /// that save look at the device's records for nothing.
-    mutating func sighted(_ beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64) {
-        hear(beacon, proximity: proximity, accuracy: accuracy, at: at)
+    mutating func sighted(_ value: Heard) {
+        hear(value)
         seenSinceSave = true
-        if at < unsavedFrom { unsavedFrom = at }
+        if value.at < unsavedFrom { unsavedFrom = value.at }
     }
 
-    private mutating func hear(_ beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64) {
-        let value = Heard(beacon: beacon, proximity: proximity, accuracy: accuracy, at: at)
+    private mutating func hear(_ value: Heard) {
+        var value = value
+        let beacon = value.beacon, at = value.at
         if let i = heard.firstIndex(where: { $0.beacon == beacon }) {
+            // A sighting without evidence (`readings` 0) counts one more reading of its beacon.
+            if value.readings == 0 { value.readings = heard[i].readings == .max ? .max : heard[i].readings + 1 }
             heard[i] = value
         } else if heard.count < Self.heardLimit {
+            value.readings = max(1, value.readings)
             heard.append(value)
         } else if let oldest = heard.indices.min(by: { heard[$0].at < heard[$1].at }), heard[oldest].at <= at {
+            value.readings = max(1, value.readings)
             heard[oldest] = value
         }
     }
 }
 
-/// The latest sighting of one beacon by a device.
+/// The latest sighting of one beacon by a device, with the evidence it carried.
 struct Heard {
     var beacon: CompactBeacon
     var proximity: Proximity
+    /// How many readings `level` is the mean of. A sighting that carried no evidence comes in
+    /// with 0 and counts one more than its beacon's last (`DeviceState.hear`).
+    var readings: UInt16
+    /// The evidence for the nearest café: the mean RSSI less the beacon's measured power, dB
+    /// (−20·log10 of the distance in metres; higher is nearer). From the accuracy when the
+    /// sighting carried no mean; −∞ when it has neither.
+    var level: Float
     var accuracy: Double
     var at: Int64
+
+    init(beacon: CompactBeacon, proximity: Proximity, accuracy: Double, at: Int64, level: Float, readings: UInt16) {
+        self.beacon = beacon
+        self.proximity = proximity
+        self.accuracy = accuracy
+        self.at = at
+        self.level = level
+        self.readings = readings
+    }
+
+    /// The heard beacon a sighting of `beacon` makes.
+    init(_ s: Sighting, beacon: CompactBeacon) {
+        let level: Float
+        if let mean = s.meanRssi {
+            level = Float(mean - Double(s.measuredPower))
+        } else if s.accuracy > 0 {
+            level = Float(-20 * log10(s.accuracy))
+        } else {
+            level = s.accuracy == 0 ? 40 : -.infinity
+        }
+        self.init(beacon: beacon, proximity: s.proximity, accuracy: s.accuracy, at: s.observedAt.milliseconds, level: level,
+                  readings: UInt16(clamping: s.readings ?? 0))
+    }
 }
 
-/// The nearest beacon last announced for a device. The switching rule's challenger is kept in
-/// 10 bytes (its beacon, or none, and its start relative to `date`) ahead of the times, and the
-/// proximity last, so the answer takes 33 bytes with its optional.
+/// The nearest beacon last announced for a device: its beacon, times and proximity.
 struct Nearest {
     var beacon: CompactBeacon
-    /// The challenger's beacon; `noChallenger` when there is none.
-    private var challengerBeacon = Nearest.noChallenger
-    /// When the challenge started, in milliseconds after `date` (one over 24 days after it does
-    /// not fit: no challenger is kept, and the tracker switches at once).
-    private var challengeOffset: Int32 = 0
     /// When it was announced.
     var date: Int64
     /// Its last near or immediate sighting (the restart, for a restored one): the answer ends one
@@ -133,34 +169,12 @@ struct Nearest {
     var nearAt: Int64
     var proximity: Proximity
 
-    private static let noChallenger = CompactBeacon(uuid: -1, major: 0, minor: 0)
-
     init(beacon: CompactBeacon, proximity: Proximity, date: Int64, nearAt: Int64) {
         self.beacon = beacon
         self.proximity = proximity
         self.date = date
         self.nearAt = nearAt
     }
-
-    /// Another beacon found nearer by the switching margin, not yet for the switch time.
-    var challenger: Challenger? {
-        get { challengerBeacon == Self.noChallenger ? nil : Challenger(beacon: challengerBeacon, since: date + Int64(challengeOffset)) }
-        set {
-            if let newValue, let offset = Int32(exactly: newValue.since - date) {
-                challengerBeacon = newValue.beacon
-                challengeOffset = offset
-            } else {
-                challengerBeacon = Self.noChallenger
-            }
-        }
-    }
-}
-
-/// A beacon challenging the nearest answer (`NearestBeaconTracker.challenge`): ahead by the
-/// margin at every decision since `since`.
-struct Challenger {
-    var beacon: CompactBeacon
-    var since: Int64
 }
 
 /// A location fix as kept for confirmations and the nearest-café order.

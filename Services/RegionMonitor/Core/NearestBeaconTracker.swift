@@ -1,105 +1,86 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Messages
 
-/// The nearest beacon per device: decided by near and immediate sightings fresher than the
-/// nearest freshness only, so a far beacon never switches the café, and the answer ends one
-/// freshness after its beacon's last near or immediate sighting. A named answer moves to another
-/// beacon only when that beacon stays nearer for a while (the switching rule), so radio noise at
-/// a counter a few metres from another café's beacon does not make the answer alternate.
+/// The nearest beacon per device, named only when the evidence says which café the device is at.
+///
+/// The evidence is each beacon's mean RSSI over beacon-ingest's evidence window (40 s), taken
+/// relative to the beacon's measured power so beacons of different power compare as distances
+/// (`Heard.level`). Standing at one of two counters a few metres apart, ten seconds of readings
+/// favour the wrong café for about one phone in ten; the long mean, a margin and a count of
+/// readings are what make a naming right (Services/RegionMonitor/README.md, "Truth under radio
+/// noise"). So:
+///
+/// - The leader is the freshly heard beacon with the highest level. A café (a UUID and major) is
+///   named through its leading beacon only when that beacon is near or immediate and either no
+///   other café's beacon is heard and its mean is of `aloneReadings` readings, or it leads every
+///   other café's beacon by `marginDecibels` over `readings` readings.
+/// - Until then the answer has no beacon but candidates: the leading beacon of every café within
+///   the margin of the leader, likeliest first, so an app can ask which counter the phone is at.
+/// - A named café stays named while it leads; when another café's beacon leads, it is named if
+///   conclusive, else the answer falls back to candidates. A switch is never a guess.
+/// - Far beacons never name a café. With no near or immediate beacon fresh, a named answer stands
+///   until one freshness after its beacon's last near or immediate sighting, then is cleared,
+///   dated when it ended.
 struct NearestBeaconTracker {
     private let freshnessMilliseconds: Int64
-    /// A challenger's estimated distance times this must be under the answer's own (a margin of
-    /// `--nearest-switch-margin-db` in the log-distance model with exponent 2: 10^(dB/20)).
-    private let marginRatio: Double
-    /// A challenger's own sightings must keep it ahead for this long before it takes over.
-    private let switchMilliseconds: Int64
+    private let margin: Float
+    private let readings: UInt16
+    private let aloneReadings: UInt16
 
-    /// Near/immediate sightings count for `freshnessMilliseconds`; a switch needs a challenger
-    /// nearer by `marginDecibels` over its sightings for `switchMilliseconds` (0 and 0: at once).
-    init(freshnessMilliseconds: Int64, marginDecibels: Double = 0, switchMilliseconds: Int64 = 0) {
+    init(freshnessMilliseconds: Int64, marginDecibels: Double = 8, readings: Int = 15, aloneReadings: Int = 3) {
         self.freshnessMilliseconds = freshnessMilliseconds
-        marginRatio = NearestBeaconTracker.ratio(decibels: marginDecibels)
-        self.switchMilliseconds = switchMilliseconds
+        margin = Float(marginDecibels)
+        self.readings = UInt16(clamping: readings)
+        self.aloneReadings = UInt16(clamping: aloneReadings)
     }
 
-    /// The distance ratio a margin in dB amounts to: 10^(dB/20) (path-loss exponent 2).
-    static func ratio(decibels: Double) -> Double {
-        pow(10, decibels / 20)
-    }
-
-    /// Decides a device's nearest beacon at `now`; returns the announcement when it changed. The
-    /// nearest of the beacons whose latest sighting is near or immediate and younger than the
-    /// freshness wins. With none, the current answer stands until one freshness after its own
-    /// beacon's last near/immediate sighting (heard far meanwhile, it must not end sooner, nor
-    /// far switch the café), then is cleared, dated when it ended. Another beacon takes over a
-    /// named answer only by the switching rule (`challenge`).
+    /// Decides a device's nearest beacon at `now`; returns the announcement when it changed.
     func update(_ device: inout DeviceState, now: Int64, uuids: BeaconUUIDTable) -> NearestBeacon? {
-        var best: Heard?
-        var own: Heard?
-        for heard in device.heard where now - heard.at < freshnessMilliseconds {
-            if heard.beacon == device.nearest?.beacon, heard.accuracy >= 0 { own = heard }
-            guard heard.proximity.decidesPlace else { continue }
-            if var nearest = device.nearest, heard.beacon == nearest.beacon {
-                if heard.at > nearest.nearAt {
+        var leader: Heard?
+        var anyNear = false
+        for heard in device.heard where isFresh(heard, now) {
+            if heard.proximity.decidesPlace {
+                anyNear = true
+                if var nearest = device.nearest, heard.beacon == nearest.beacon, heard.at > nearest.nearAt {
                     nearest.nearAt = heard.at
                     device.nearest = nearest
                 }
             }
-            if let current = best {
-                if heard.accuracy < current.accuracy
-                    || (heard.accuracy == current.accuracy && uuids.identity(heard.beacon).description < uuids.identity(current.beacon).description) {
-                    best = heard
-                }
-            } else {
-                best = heard
-            }
+            if let current = leader, !Self.ranks(heard, before: current, uuids) { continue }
+            leader = heard
         }
-        let current = device.nearest
-        if best == nil, let current {
-            let ends = holdEnds(current)
-            if now < ends { return nil }
-            // Dated when it ended, as an exit is: a timer pass or a sighting may come later.
-            device.nearest = nil
-            return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: ends))
+        guard anyNear, let leader else { return noneNear(&device, now: now) }
+        if let current = device.nearest, current.beacon.samePlace(as: leader.beacon) {
+            // Its café still leads: another of its beacons may become the station named.
+            guard leader.beacon != current.beacon, leader.proximity.decidesPlace else { return nil }
+            return name(&device, leader, now: now, uuids: uuids)
         }
-        if best?.beacon == current?.beacon {
-            device.nearest?.challenger = nil
-            return nil
-        }
-        // An answer past its own hold has ended: the nearest near beacon follows at once.
-        if let best, let current, now < holdEnds(current), !challenge(&device, best: best, own: own, now: now) { return nil }
-        device.nearest = best.map { Nearest(beacon: $0.beacon, proximity: $0.proximity, date: now, nearAt: $0.at) }
-        return NearestBeacon(deviceId: device.id, beacon: best.map { uuids.identity($0.beacon) }, proximity: best?.proximity, date: Timestamp(milliseconds: now))
+        if conclusive(leader, in: device, now: now) { return name(&device, leader, now: now, uuids: uuids) }
+        // Undecided: the candidates, announced when the set of cafés changed or a naming ended.
+        let candidates = self.candidates(device, leader: leader, now: now, uuids: uuids)
+        let key = Self.key(candidates)
+        guard device.nearest != nil || key != device.candidatesKey else { return nil }
+        device.nearest = nil
+        device.candidatesKey = key
+        return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: now),
+                             candidates: candidates.map { uuids.identity($0.beacon) })
     }
 
-    /// The switching rule: `best`, another beacon than the answer's, takes over only once it has
-    /// been ahead of the answer's beacon (`own`, its latest sighting within the freshness at any
-    /// distance, so a dip that makes it read far does not lift the margin; nil when it has none)
-    /// by the margin at every decision for the switch time, and a sighting of its own ends that
-    /// time. A decision that finds it not ahead by the margin, or finds another challenger, starts
-    /// over; one strong sighting never switches (its beacon must be heard again, still ahead, the
-    /// switch time later), nor can two switches come within one report. Returns whether it takes over now.
-    private func challenge(_ device: inout DeviceState, best: Heard, own: Heard?, now: Int64) -> Bool {
-        guard switchMilliseconds > 0 || marginRatio > 1 else { return true }
-        if let own, !(best.accuracy * marginRatio < own.accuracy) {
-            device.nearest?.challenger = nil
-            return false
+    /// The candidates of an undecided device at `now` (empty when a café is named or none is near).
+    func candidates(_ device: DeviceState, now: Int64, uuids: BeaconUUIDTable) -> [Heard] {
+        guard device.nearest == nil else { return [] }
+        var leader: Heard?
+        var anyNear = false
+        for heard in device.heard where isFresh(heard, now) {
+            anyNear = anyNear || heard.proximity.decidesPlace
+            if let current = leader, !Self.ranks(heard, before: current, uuids) { continue }
+            leader = heard
         }
-        guard let challenger = device.nearest?.challenger, challenger.beacon == best.beacon else {
-            device.nearest?.challenger = Challenger(beacon: best.beacon, since: now)
-            // An answer announced over 24 days ago cannot hold a challenge (`Nearest.challenger`):
-            // its challenger takes over at once.
-            return switchMilliseconds == 0 || device.nearest?.challenger == nil
-        }
-        return best.at - challenger.since >= switchMilliseconds
+        guard anyNear, let leader else { return [] }
+        return candidates(device, leader: leader, now: now, uuids: uuids)
     }
 
-    /// When a heard beacon stops counting for the answer (so the answer is decided again); nil
-    /// for a far or unknown one, which never counts.
+    /// When a near or immediate beacon stops counting (so the answer is decided again); nil for a
+    /// far or unknown one, which never names a café (a rival going stale is seen at the next sighting).
     func staleAt(_ heard: Heard) -> Int64? {
         heard.proximity.decidesPlace ? heard.at + freshnessMilliseconds : nil
     }
@@ -108,5 +89,75 @@ struct NearestBeaconTracker {
     /// beacon's last one.
     func holdEnds(_ nearest: Nearest) -> Int64 {
         nearest.nearAt + freshnessMilliseconds
+    }
+
+    // MARK: The rule's parts
+
+    private func isFresh(_ heard: Heard, _ now: Int64) -> Bool {
+        now - heard.at < freshnessMilliseconds && heard.accuracy >= 0
+    }
+
+    /// Nearer by the evidence; a tie goes to the lower identity, so the answer does not depend on
+    /// the order beacons were heard in.
+    private static func ranks(_ a: Heard, before b: Heard, _ uuids: BeaconUUIDTable) -> Bool {
+        a.level > b.level || (a.level == b.level && uuids.identity(a.beacon).description < uuids.identity(b.beacon).description)
+    }
+
+    /// Whether `leader` names its café: near, and alone long enough or ahead of every other café.
+    private func conclusive(_ leader: Heard, in device: DeviceState, now: Int64) -> Bool {
+        guard leader.proximity.decidesPlace else { return false }
+        var rival: Float?
+        for heard in device.heard where isFresh(heard, now) && !heard.beacon.samePlace(as: leader.beacon) {
+            rival = max(rival ?? -.infinity, heard.level)
+        }
+        guard let rival else { return leader.readings >= aloneReadings }
+        return leader.readings >= readings && leader.level - rival >= margin
+    }
+
+    /// The leading beacon of every café within the margin of `leader`, likeliest first.
+    private func candidates(_ device: DeviceState, leader: Heard, now: Int64, uuids: BeaconUUIDTable) -> [Heard] {
+        var best: [Heard] = []
+        for heard in device.heard where isFresh(heard, now) && leader.level - heard.level < margin {
+            if let i = best.firstIndex(where: { $0.beacon.samePlace(as: heard.beacon) }) {
+                if Self.ranks(heard, before: best[i], uuids) { best[i] = heard }
+            } else {
+                best.append(heard)
+            }
+        }
+        best.sort { Self.ranks($0, before: $1, uuids) }
+        return Array(best.prefix(NearestBeacon.maxCandidates))
+    }
+
+    /// An order-free key of the candidates' cafés (0: none), to announce only a changed set.
+    private static func key(_ candidates: [Heard]) -> UInt32 {
+        var key: UInt32 = 0
+        for heard in candidates {
+            let place = UInt32(UInt16(bitPattern: heard.beacon.uuid)) << 16 | UInt32(heard.beacon.major)
+            // Mixed so that two sets rarely share a key (a shared key only skips one announcement).
+            key = key &+ (place &* 2_654_435_761 | 1)
+        }
+        return key
+    }
+
+    private func name(_ device: inout DeviceState, _ leader: Heard, now: Int64, uuids: BeaconUUIDTable) -> NearestBeacon {
+        device.nearest = Nearest(beacon: leader.beacon, proximity: leader.proximity, date: now, nearAt: leader.at)
+        device.candidatesKey = 0
+        return NearestBeacon(deviceId: device.id, beacon: uuids.identity(leader.beacon), proximity: leader.proximity, date: Timestamp(milliseconds: now))
+    }
+
+    /// No near or immediate beacon is fresh: a named answer holds until one freshness after its
+    /// beacon's last near sighting, then is cleared; candidates end at once.
+    private func noneNear(_ device: inout DeviceState, now: Int64) -> NearestBeacon? {
+        if let current = device.nearest {
+            let ends = holdEnds(current)
+            if now < ends { return nil }
+            device.nearest = nil
+            device.candidatesKey = 0
+            // Dated when it ended, as an exit is: a timer pass or a sighting may come later.
+            return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: ends))
+        }
+        guard device.candidatesKey != 0 else { return nil }
+        device.candidatesKey = 0
+        return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: now))
     }
 }

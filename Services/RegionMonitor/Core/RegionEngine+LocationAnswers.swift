@@ -5,9 +5,9 @@ import Messages
 /// distance for the menu, and App Clip location confirmation. Never a coordinate: a yes/no, a
 /// reason, or an ordering of place ids.
 extension RegionEngine {
-    /// `nearest.get`: the device's nearest beacon with its café and station, and the campus's
-    /// cafés by distance from its latest fresh fix. Nothing for a device whose authorization is
-    /// withdrawn.
+    /// `nearest.get`: the device's nearest beacon with its café and station, or while the evidence
+    /// names none the cafés it may be at, and the campus's cafés by distance from its latest fresh
+    /// fix. Nothing for a device whose authorization is withdrawn.
     public func nearestAnswer(deviceId: String, catalog: CampusCatalog, now: Timestamp) throws(ServiceError) -> NearestAnswer {
         try ConditionRules.validateDeviceID(deviceId)
         let allowed = mayLocate(deviceId)
@@ -15,9 +15,15 @@ extension RegionEngine {
         let cafe = nearest?.beacon.flatMap { catalog.cafe(major: $0.major) }
         let station = nearest?.beacon.flatMap { beacon in cafe?.station(minor: beacon.minor) }
         let places = catalog.cafes.map { (id: $0.id, latitude: $0.latitude, longitude: $0.longitude) }
+        var candidates: [String] = []
+        if allowed, nearest == nil {
+            for beacon in nearestCandidates(deviceId: deviceId, now: now) {
+                if let id = catalog.cafe(major: beacon.major)?.id, !candidates.contains(id) { candidates.append(id) }
+            }
+        }
         return NearestAnswer(deviceId: deviceId, beacon: nearest?.beacon, proximity: nearest?.proximity, cafeId: cafe?.id, stationId: station?.id,
                              cafesByDistance: allowed ? placesByDistance(deviceId: deviceId, places: places, now: now) : [],
-                             date: nearest?.date ?? now)
+                             date: nearest?.date ?? now, candidates: candidates)
     }
 
     /// `location.confirm`: "was this code acquired inside region R?" — a café's confirmation

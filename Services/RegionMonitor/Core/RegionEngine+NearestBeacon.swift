@@ -9,6 +9,13 @@ extension RegionEngine {
         return NearestBeacon(deviceId: deviceId, beacon: uuids.identity(nearest.beacon), proximity: nearest.proximity, date: Timestamp(milliseconds: nearest.date))
     }
 
+    /// While no café is named for a device: the leading beacon of each café it may be at,
+    /// likeliest first, as of `now` (empty when a café is named or no beacon is near).
+    public func nearestCandidates(deviceId: String, now: Timestamp) -> [BeaconIdentity] {
+        guard let slot = devices.slot(deviceId) else { return [] }
+        return nearestTracker.candidates(devices[slot], now: now.milliseconds, uuids: uuids).map { uuids.identity($0.beacon) }
+    }
+
     /// Restores the last announced nearest beacon of a device, as if it were heard near at `now`
     /// (its last near sighting is not stored): a device that stays silent, or is heard only far,
     /// after a restart has it cleared one nearest freshness later. A beacon whose UUID no

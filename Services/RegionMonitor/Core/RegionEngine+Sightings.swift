@@ -22,7 +22,7 @@ extension RegionEngine {
             effects.unwatched = true
             return effects
         }
-        devices[slot].sighted(beacon, proximity: s.proximity, accuracy: s.accuracy, at: at)
+        devices[slot].sighted(Heard(s, beacon: beacon))
         for (e, matcher, exit) in conditions.beaconMatchers where matcher.matches(beacon) {
             satisfy(slot, e, matcher, exit: exit, at: at, into: &effects.events)
         }

@@ -47,8 +47,8 @@ public final class RegionEngine {
         let freshness = Self.milliseconds(settings.nearestFreshness)
         monitors = MonitorTable(conditionLimit: settings.conditionLimit, monitorLimit: settings.monitorLimit)
         conditions = ConditionTable(freshnessMilliseconds: freshness)
-        nearestTracker = NearestBeaconTracker(freshnessMilliseconds: freshness, marginDecibels: settings.nearestSwitchMargin,
-                                              switchMilliseconds: Self.milliseconds(settings.nearestSwitchTime))
+        nearestTracker = NearestBeaconTracker(freshnessMilliseconds: freshness, marginDecibels: settings.nearestMargin,
+                                              readings: settings.nearestReadings, aloneReadings: settings.nearestAloneReadings)
         timer = RegionTimer(nearest: nearestTracker)
         sightingTimes = SightingTimeLedger(intervalMilliseconds: Self.milliseconds(settings.sightingSaveInterval))
     }

@@ -13,11 +13,13 @@ public struct RegionSettings: Sendable, Equatable {
     public var dwell = 0.0
     /// How long a near/immediate sighting counts for the nearest-beacon answer.
     public var nearestFreshness = 10.0
-    /// How much nearer (in dB of signal, 10^(dB/20) in estimated distance) another beacon must be
-    /// than the nearest answer's own to take over.
-    public var nearestSwitchMargin = 6.0
-    /// How long another beacon's own sightings must keep it nearer by the margin before it takes over.
-    public var nearestSwitchTime = 2.0
+    /// How far (dB of mean RSSI over beacon-ingest's evidence window) a café's beacon must lead
+    /// every other café's to be named while another café is heard; within it, cafés are candidates.
+    public var nearestMargin = 8.0
+    /// How many readings that leading mean must be of.
+    public var nearestReadings = 15
+    /// How many readings name a café when no other café's beacon is heard.
+    public var nearestAloneReadings = 3
     /// How old the latest fix may be to order cafés by distance; also how long a device's latest
     /// precise fix keeps its circles' decided states through approximate fixes that cannot decide them.
     public var fixFreshness = 120.0

@@ -48,10 +48,12 @@ public struct RegionMonitorSettings: Sendable, Equatable {
                                                    help: "a device must be inside a circle this long before it is satisfied; not to return from unknown when it was last decided satisfied (unless the circle names its own)")
     public static let nearestFreshnessOption = Option.seconds("nearest-freshness-seconds", default: engineDefaults.nearestFreshness,
                                                               help: "the nearest beacon is the nearest of those whose latest sighting within this long was near/immediate; the answer ends this long after its beacon's last near/immediate sighting, even while it is still heard far (then the nearest still near, or none)")
-    public static let nearestSwitchMarginOption = Option.measure("nearest-switch-margin-db", default: engineDefaults.nearestSwitchMargin,
-                                                                 help: "another beacon takes over the nearest answer only when estimated nearer by this many dB (10^(dB/20) times nearer) than the answer's own beacon, at every sighting for --nearest-switch-seconds")
-    public static let nearestSwitchOption = Option.seconds("nearest-switch-seconds", .nonNegative, default: engineDefaults.nearestSwitchTime,
-                                                           help: "how long another beacon must stay nearer by the margin, ended by a sighting of its own, before it takes over the nearest answer; a first answer is named at once")
+    public static let nearestMarginOption = Option.measure("nearest-margin-db", .nonNegative, default: engineDefaults.nearestMargin,
+                                                           help: "while another café's beacon is heard, a café is named only when its beacon's mean RSSI (over beacon-ingest's --evidence-seconds) leads every other café's by this many dB; cafés within it are the answer's candidates")
+    public static let nearestReadingsOption = Option.count("nearest-readings", 1...1_000, default: engineDefaults.nearestReadings,
+                                                           help: "how many readings that leading mean must be of")
+    public static let nearestAloneOption = Option.count("nearest-alone-readings", 1...1_000, default: engineDefaults.nearestAloneReadings,
+                                                        help: "how many readings of a near beacon name its café when no other café's beacon is heard")
     public static let tickOption = Option.seconds("tick-seconds", default: 0.5, help: "how often the timer fires exits and dwell times")
     public static let sightingSaveOption = Option.seconds("sighting-save-seconds", default: engineDefaults.sightingSaveInterval,
                                                           help: "a device still in range has its last matching sighting saved at least this often (or every quarter of its exit timeout if shorter; one that left, within 2 s), so exits fire on time after a restart")
@@ -71,7 +73,7 @@ public struct RegionMonitorSettings: Sendable, Equatable {
     /// Every option region-monitor reads, in `--help` order. The kinds check every range.
     public static var specs: [OptionSpec] {
         common.specs + [campusOption.spec, fixListenOption.spec, exitOption.spec, hysteresisOption.spec, dwellOption.spec, nearestFreshnessOption.spec,
-                        nearestSwitchMarginOption.spec, nearestSwitchOption.spec, tickOption.spec, sightingSaveOption.spec, conditionLimitOption.spec, monitorLimitOption.spec, confirmWindowOption.spec,
+                        nearestMarginOption.spec, nearestReadingsOption.spec, nearestAloneOption.spec, tickOption.spec, sightingSaveOption.spec, conditionLimitOption.spec, monitorLimitOption.spec, confirmWindowOption.spec,
                         fixRetentionOption.spec, shardsOption.spec, shardOption.spec]
     }
 
@@ -92,8 +94,9 @@ public struct RegionMonitorSettings: Sendable, Equatable {
         engine.hysteresis = config[Self.hysteresisOption]
         engine.dwell = config[Self.dwellOption]
         engine.nearestFreshness = config[Self.nearestFreshnessOption]
-        engine.nearestSwitchMargin = config[Self.nearestSwitchMarginOption]
-        engine.nearestSwitchTime = config[Self.nearestSwitchOption]
+        engine.nearestMargin = config[Self.nearestMarginOption]
+        engine.nearestReadings = config[Self.nearestReadingsOption]
+        engine.nearestAloneReadings = config[Self.nearestAloneOption]
         engine.sightingSaveInterval = config[Self.sightingSaveOption]
         engine.confirmWindow = config[Self.confirmWindowOption]
         engine.fixRetention = config[Self.fixRetentionOption]

@@ -65,8 +65,15 @@ public struct Sighting: Codable, Sendable, Equatable {
     public var accuracy: Double
     public var proximity: Proximity
     public var observedAt: Timestamp
+    /// The evidence for the nearest café: the mean of the readings of this beacon that
+    /// beacon-ingest holds over its evidence window (`--evidence-seconds`), dBm to 0.1, and how
+    /// many readings that mean is of. Both nil when no readable reading is held (or from a sender
+    /// that does not keep them); region-monitor then counts the sighting as one reading of `rssi`.
+    public var meanRssi: Double?
+    public var readings: Int?
 
-    public init(deviceId: String, beacon: BeaconIdentity, rssi: Int, measuredPower: Int, accuracy: Double, proximity: Proximity, observedAt: Timestamp) {
+    public init(deviceId: String, beacon: BeaconIdentity, rssi: Int, measuredPower: Int, accuracy: Double, proximity: Proximity, observedAt: Timestamp,
+                meanRssi: Double? = nil, readings: Int? = nil) {
         self.deviceId = deviceId
         self.beacon = beacon
         self.rssi = rssi
@@ -74,16 +81,29 @@ public struct Sighting: Codable, Sendable, Equatable {
         self.accuracy = accuracy
         self.proximity = proximity
         self.observedAt = observedAt
+        self.meanRssi = meanRssi
+        self.readings = readings
     }
 
     /// RSSI in dBm as `CLBeacon` reports it (0: unreadable), and so as beacon-ingest accepts it.
     public static let rssiRange = -127...0
     /// The beacon's calibrated RSSI at 1 m, as beacon-ingest accepts it.
     public static let measuredPowerRange = -127 ... -1
+    /// The readings one evidence mean may be of.
+    public static let readingsRange = 1...1_000
 
-    enum CodingKeys: String, CodingKey { case deviceId, beacon, rssi, measuredPower, accuracy, proximity, observedAt }
+    /// Whether an evidence pair is well formed: both absent, or a mean in `rssiRange` of readings in `readingsRange`.
+    public static func validEvidence(_ mean: Double?, _ readings: Int?) -> Bool {
+        switch (mean, readings) {
+        case (nil, nil): true
+        case (let mean?, let readings?): mean.isFinite && mean >= Double(rssiRange.lowerBound) && mean <= 0 && readingsRange.contains(readings)
+        default: false
+        }
+    }
 
-    /// `rssi` and `measuredPower` within their ranges.
+    enum CodingKeys: String, CodingKey { case deviceId, beacon, rssi, measuredPower, accuracy, proximity, observedAt, meanRssi, readings }
+
+/// `rssi` and `measuredPower` within their ranges.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         deviceId = try c.decode(String.self, forKey: .deviceId)
@@ -93,6 +113,11 @@ public struct Sighting: Codable, Sendable, Equatable {
         accuracy = try c.decode(Double.self, forKey: .accuracy)
         proximity = try c.decode(Proximity.self, forKey: .proximity)
         observedAt = try c.decode(Timestamp.self, forKey: .observedAt)
+        meanRssi = try c.decodeIfPresent(Double.self, forKey: .meanRssi)
+        readings = try c.decodeIfPresent(Int.self, forKey: .readings, in: Self.readingsRange)
+        guard Self.validEvidence(meanRssi, readings) else {
+            throw DecodingError.dataCorruptedError(forKey: .meanRssi, in: c, debugDescription: "meanRssi (\(Self.rssiRange.lowerBound)…0) and readings come together")
+        }
     }
 }
 

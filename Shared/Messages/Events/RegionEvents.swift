@@ -38,12 +38,35 @@ public struct NearestBeacon: Codable, Sendable, Equatable {
     public var beacon: BeaconIdentity?
     public var proximity: Proximity?
     public var date: Timestamp
+    /// While the evidence does not yet tell which café the device is at (`beacon` nil): the
+    /// nearest beacon of each café it may be at, likeliest first. Nil when a beacon is named or
+    /// none is near.
+    public var candidates: [BeaconIdentity]?
 
-    public init(deviceId: String, beacon: BeaconIdentity?, proximity: Proximity?, date: Timestamp) {
+    /// The most candidates an answer carries.
+    public static let maxCandidates = 8
+
+    public init(deviceId: String, beacon: BeaconIdentity?, proximity: Proximity?, date: Timestamp, candidates: [BeaconIdentity]? = nil) {
         self.deviceId = deviceId
         self.beacon = beacon
         self.proximity = proximity
         self.date = date
+        self.candidates = candidates
+    }
+
+    enum CodingKeys: String, CodingKey { case deviceId, beacon, proximity, date, candidates }
+
+    /// At most `maxCandidates` candidates.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        deviceId = try c.decode(String.self, forKey: .deviceId)
+        beacon = try c.decodeIfPresent(BeaconIdentity.self, forKey: .beacon)
+        proximity = try c.decodeIfPresent(Proximity.self, forKey: .proximity)
+        date = try c.decode(Timestamp.self, forKey: .date)
+        candidates = try c.decodeIfPresent([BeaconIdentity].self, forKey: .candidates)
+        if let candidates, candidates.count > Self.maxCandidates {
+            throw DecodingError.dataCorruptedError(forKey: .candidates, in: c, debugDescription: "at most \(Self.maxCandidates) candidates, not \(candidates.count)")
+        }
     }
 }
 

@@ -157,8 +157,13 @@ public struct NearestAnswer: Codable, Sendable, Equatable {
     /// no fresh fix. Ids only: the distances would reveal where the device is.
     public var cafesByDistance: [String]
     public var date: Timestamp
+    /// While the evidence does not yet tell which café the device is at (`cafeId` nil): the cafés
+    /// it may be at, likeliest first, for the app to ask which counter it is at. Empty when a café
+    /// is named or no beacon is near.
+    public var candidates: [String]
 
-    public init(deviceId: String, beacon: BeaconIdentity?, proximity: Proximity?, cafeId: String?, stationId: String?, cafesByDistance: [String], date: Timestamp) {
+    public init(deviceId: String, beacon: BeaconIdentity?, proximity: Proximity?, cafeId: String?, stationId: String?, cafesByDistance: [String], date: Timestamp,
+                candidates: [String] = []) {
         self.deviceId = deviceId
         self.beacon = beacon
         self.proximity = proximity
@@ -166,6 +171,25 @@ public struct NearestAnswer: Codable, Sendable, Equatable {
         self.stationId = stationId
         self.cafesByDistance = cafesByDistance
         self.date = date
+        self.candidates = candidates
+    }
+
+    enum CodingKeys: String, CodingKey { case deviceId, beacon, proximity, cafeId, stationId, cafesByDistance, date, candidates }
+
+    /// `candidates` may be left out (an answer from before they existed): none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        deviceId = try c.decode(String.self, forKey: .deviceId)
+        beacon = try c.decodeIfPresent(BeaconIdentity.self, forKey: .beacon)
+        proximity = try c.decodeIfPresent(Proximity.self, forKey: .proximity)
+        cafeId = try c.decodeIfPresent(String.self, forKey: .cafeId)
+        stationId = try c.decodeIfPresent(String.self, forKey: .stationId)
+        cafesByDistance = try c.decode([String].self, forKey: .cafesByDistance)
+        date = try c.decode(Timestamp.self, forKey: .date)
+        candidates = try c.decodeIfPresent([String].self, forKey: .candidates) ?? []
+        if candidates.count > NearestBeacon.maxCandidates {
+            throw DecodingError.dataCorruptedError(forKey: .candidates, in: c, debugDescription: "at most \(NearestBeacon.maxCandidates) candidates, not \(candidates.count)")
+        }
     }
 }
 
