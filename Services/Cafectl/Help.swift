@@ -60,9 +60,9 @@ location (region-monitor):
       replays a seeded phone walk to beacon-ingest, one ingest.report per walk second: car park, 20 s at the counter
       of --from, 20 s at the counter of --to, away (392 s for the demo campus at --speed 1). --campus defaults to
       env CAFE_CAMPUS, else deploy/campus.json. At --speed X the platform must run with its time constants divided
-      by X: beacon-ingest --smoothing-window-seconds 10/X; region-monitor --beacon-exit-seconds 30/X,
-      --nearest-freshness-seconds 10/X, --nearest-switch-seconds 2/X and --tick-seconds 0.5/X (at --speed 20: 0.5,
-      1.5, 0.5, 0.1, 0.025).
+      by X: beacon-ingest --smoothing-window-seconds 10/X and --evidence-seconds 40/X; region-monitor
+      --beacon-exit-seconds 30/X, --nearest-freshness-seconds 10/X and --tick-seconds 0.5/X (at --speed 20: 0.5, 2,
+      1.5, 0.5, 0.025).
 
 endpoints (flag, else env CAFE_<NAME>_ENDPOINT, else the local default):
   --bus tcp://127.0.0.1:7403  --ingest :7410  --region :7420  --orders :7430  --kitchen :7440  --notify :7450

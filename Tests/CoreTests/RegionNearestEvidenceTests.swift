@@ -26,8 +26,10 @@ struct RegionNearestEvidenceTests {
 
     /// A sighting as beacon-ingest sends it: `mean` dBm over `readings` readings, measured power
     /// −59, near unless said (the smoothed RSSI and accuracy follow the mean).
-    static func heard(_ beacon: BeaconIdentity, mean: Double, readings: Int, _ proximity: Proximity = .near, at seconds: Double) -> Sighting {
-        let metres = pow10((-59 - mean) / 20)
+    static func heard(_ beacon: BeaconIdentity, mean: Double, readings: Int, _ proximity: Proximity = .near, latest: Double? = nil,
+                      at seconds: Double) -> Sighting {
+        // `latest`: the smoothed RSSI of the last seconds, which the accuracy follows (the mean by default).
+        let metres = pow10((-59 - (latest ?? mean)) / 20)
         return Sighting(deviceId: "phone-1", beacon: beacon, rssi: Int(mean.rounded()), measuredPower: -59, accuracy: (metres * 100).rounded() / 100,
                         proximity: proximity, observedAt: .at(seconds), meanRssi: mean, readings: readings)
     }
@@ -108,6 +110,24 @@ struct RegionNearestEvidenceTests {
         // Conclusive: named.
         _ = engine.sighting(Self.heard(Self.bar, mean: -74, readings: 20, .far, at: 20))
         #expect(engine.sighting(Self.heard(Self.grill, mean: -64, readings: 20, at: 20.1)).nearest.map(\.beacon) == [Self.grill])
+    }
+
+    @Test("the latest readings only take a naming away: another café's near beacon 8 dB nearer by them ends the naming, and none is named while it lasts")
+    func contradicted() {
+        let engine = Self.engine()
+        _ = engine.sighting(Self.heard(Self.grill, mean: -76, readings: 30, .far, at: 0))
+        #expect(engine.sighting(Self.heard(Self.bar, mean: -64, readings: 30, at: 0.1)).nearest.map(\.beacon) == [Self.bar])
+        // The phone walked to Caffè Macs' counter: its smoothed readings say Caffè Macs, nearer by
+        // 9 dB, while the 40 s means still favour the coffee station by 10 dB.
+        _ = engine.sighting(Self.heard(Self.bar, mean: -65, readings: 30, latest: -71, at: 5))
+        let moved = engine.sighting(Self.heard(Self.grill, mean: -75, readings: 30, .near, latest: -62, at: 5.1)).nearest
+        #expect(moved.map(\.beacon) == [nil] && moved.first?.candidates == [Self.bar], "only the leader of the mean is within the margin")
+        // Still contradicted: the coffee station, conclusive by the mean, is not named again.
+        #expect(engine.sighting(Self.heard(Self.bar, mean: -65, readings: 30, latest: -71, at: 6)).nearest.isEmpty)
+        #expect(engine.nearestBeacon(deviceId: "phone-1") == nil)
+        // The means follow (Caffè Macs leads by 9 dB): named.
+        _ = engine.sighting(Self.heard(Self.bar, mean: -73, readings: 30, .far, at: 30))
+        #expect(engine.sighting(Self.heard(Self.grill, mean: -64, readings: 30, at: 30.1)).nearest.map(\.beacon) == [Self.grill])
     }
 
     @Test("another beacon of the named café leading makes it the station named, with no wait: the café does not change")

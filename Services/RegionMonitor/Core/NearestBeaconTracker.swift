@@ -1,4 +1,9 @@
 import Messages
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The nearest beacon per device, named only when the evidence says which café the device is at.
 ///
@@ -17,6 +22,9 @@ import Messages
 ///   the margin of the leader, likeliest first, so an app can ask which counter the phone is at.
 /// - A named café stays named while it leads; when another café's beacon leads, it is named if
 ///   conclusive, else the answer falls back to candidates. A switch is never a guess.
+/// - The latest readings can only take a naming away: when another café's near beacon is nearer
+///   by the margin by the smoothed RSSI of the last seconds, the device has likely walked on, and
+///   no café is named while that lasts (the long mean lags a walk by tens of seconds).
 /// - Far beacons never name a café. With no near or immediate beacon fresh, a named answer stands
 ///   until one freshness after its beacon's last near or immediate sighting, then is cleared,
 ///   dated when it ended.
@@ -49,7 +57,7 @@ struct NearestBeaconTracker {
             leader = heard
         }
         guard anyNear, let leader else { return noneNear(&device, now: now) }
-        if let current = device.nearest, current.beacon.samePlace(as: leader.beacon) {
+        if let current = device.nearest, current.beacon.samePlace(as: leader.beacon), !contradicted(current.beacon, in: device, now: now) {
             // Its café still leads: another of its beacons may become the station named.
             guard leader.beacon != current.beacon, leader.proximity.decidesPlace else { return nil }
             return name(&device, leader, now: now, uuids: uuids)
@@ -103,15 +111,38 @@ struct NearestBeaconTracker {
         a.level > b.level || (a.level == b.level && uuids.identity(a.beacon).description < uuids.identity(b.beacon).description)
     }
 
-    /// Whether `leader` names its café: near, and alone long enough or ahead of every other café.
+    /// Whether `leader` names its café: near, and alone long enough or ahead of every other café,
+    /// and not contradicted by the latest readings.
     private func conclusive(_ leader: Heard, in device: DeviceState, now: Int64) -> Bool {
-        guard leader.proximity.decidesPlace else { return false }
+        guard leader.proximity.decidesPlace, !contradicted(leader.beacon, in: device, now: now) else { return false }
         var rival: Float?
         for heard in device.heard where isFresh(heard, now) && !heard.beacon.samePlace(as: leader.beacon) {
             rival = max(rival ?? -.infinity, heard.level)
         }
         guard let rival else { return leader.readings >= aloneReadings }
         return leader.readings >= readings && leader.level - rival >= margin
+    }
+
+    /// Whether the latest readings say the device has moved away from `beacon`'s café: another
+    /// café's beacon, near, is nearer by the margin by the smoothed RSSI of the last seconds (its
+    /// accuracy), which follows a walk within seconds while the evidence's mean lags it by tens.
+    /// A named café is then no longer named, and none is named while it lasts.
+    private func contradicted(_ beacon: CompactBeacon, in device: DeviceState, now: Int64) -> Bool {
+        var own = -Float.infinity, rival = -Float.infinity
+        for heard in device.heard where isFresh(heard, now) {
+            let latest = Self.latestLevel(heard)
+            if heard.beacon.samePlace(as: beacon) {
+                own = max(own, latest)
+            } else if heard.proximity.decidesPlace {
+                rival = max(rival, latest)
+            }
+        }
+        return rival - own >= margin
+    }
+
+    /// The level of a heard beacon's latest smoothed reading: −20·log10 of its accuracy.
+    private static func latestLevel(_ heard: Heard) -> Float {
+        heard.accuracy > 0 ? Float(-20 * log10(heard.accuracy)) : 40
     }
 
     /// The leading beacon of every café within the margin of `leader`, likeliest first.

@@ -6,6 +6,9 @@ public struct PhoneObservation: Sendable, Equatable {
     public var nearest: [(t: Double, cafe: String?)] = []
     /// `nearest.get` polls: the café answered.
     public var polls: [(t: Double, cafe: String?)] = []
+    /// `region.nearest` messages as the cafés they hold: the named café, or the candidates while
+    /// none is named (empty: nothing near).
+    public var held: [(t: Double, cafes: [String])] = []
     /// `region.event` messages of the campus monitor: condition identifier and state.
     public var events: [(t: Double, identifier: String, state: String)] = []
 
@@ -13,6 +16,7 @@ public struct PhoneObservation: Sendable, Equatable {
 
     public static func == (a: Self, b: Self) -> Bool {
         a.nearest.elementsEqual(b.nearest) { $0 == $1 } && a.polls.elementsEqual(b.polls) { $0 == $1 }
+            && a.held.elementsEqual(b.held) { $0.t == $1.t && $0.cafes == $1.cafes }
             && a.events.elementsEqual(b.events) { $0 == $1 }
     }
 }
@@ -62,6 +66,13 @@ public enum TruthMetrics {
     public static func namingLatency(_ timeline: [(t: Double, cafe: String?)], cafe: String, arrival: Double) -> Double? {
         if timeline.last(where: { $0.t <= arrival })?.cafe == cafe { return 0 }
         return timeline.first { $0.t > arrival && $0.cafe == cafe }.map { $0.t - arrival }
+    }
+
+    /// Seconds from `arrival` until the answers hold `cafe`, named or among the candidates (0 when
+    /// they already did at the arrival); nil when they never do.
+    public static func holdingLatency(_ timeline: [(t: Double, cafes: [String])], cafe: String, arrival: Double) -> Double? {
+        if timeline.last(where: { $0.t <= arrival })?.cafes.contains(cafe) == true { return 0 }
+        return timeline.first { $0.t > arrival && $0.cafes.contains(cafe) }.map { $0.t - arrival }
     }
 
     /// Seconds from `since` until the first event of `identifier` in `state` after it; nil when none.

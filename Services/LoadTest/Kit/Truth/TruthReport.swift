@@ -11,6 +11,8 @@ struct TruthReport: Codable {
     var sightingsSent: Int
     var requestFailures: Int
     var namingSeconds: Quantiles
+    /// Arrival → the answer holds the café, named or among the candidates.
+    var holdingSeconds: Quantiles
     var enterSeconds: Quantiles
     var exitSeconds_: Quantiles
     var verdicts: [TruthVerdict]
@@ -18,7 +20,7 @@ struct TruthReport: Codable {
     var flapped: [Flapped]
 
     enum CodingKeys: String, CodingKey {
-        case seed, phones, durationSeconds, exitSeconds, noise, reportsSent, sightingsSent, requestFailures, namingSeconds, enterSeconds
+        case seed, phones, durationSeconds, exitSeconds, noise, reportsSent, sightingsSent, requestFailures, namingSeconds, holdingSeconds, enterSeconds
         case exitSeconds_ = "exitLatencySeconds", verdicts, flapped
     }
 
@@ -70,11 +72,12 @@ struct TruthReport: Codable {
 
         let end = o.end
         var flapped: [Flapped] = []
-        var naming: [Double?] = [], enter: [Double?] = [], exit: [Double?] = []
+        var naming: [Double?] = [], holding: [Double?] = [], enter: [Double?] = [], exit: [Double?] = []
         // The evidence figure: arrivals whose own readings favoured another café `w` seconds on.
         let spans: [Double] = [3, 10, 30]
         var misled = spans.map { _ in (wrong: 0, of: 0) }
         var alternating = [TruthScenario.Kind: (phones: Int, changes: Int, pollChanges: Int, of: Int)]()
+        var wrongBy: [TruthScenario.Kind: Int] = [:]
         var wrong = 0, judged = 0, switchedOnce = 0, walkers = 0, flaps = 0, unknowns = 0, sitterExits = 0, sitters = 0, passersNamed = 0, passers = 0
         let circles: Set<String> = ["caffe-macs.area", "caffe-macs.approach"]
         for (p, s) in o.scenarios.enumerated() {
@@ -82,6 +85,7 @@ struct TruthReport: Codable {
             // Naming: each time the phone truly arrives within 2 m of a café's beacon, with 5 s left to see it.
             for arrival in Self.arrivals(s, until: end - 5) {
                 naming.append(TruthMetrics.namingLatency(seen.nearest, cafe: arrival.cafe, arrival: arrival.t))
+                holding.append(TruthMetrics.holdingLatency(seen.held, cafe: arrival.cafe, arrival: arrival.t))
                 for (i, w) in spans.enumerated() where arrival.t + w <= end {
                     misled[i].of += 1
                     if TruthMetrics.favoured(o.readings[p], since: arrival.t, seconds: w) != arrival.cafe { misled[i].wrong += 1 }
@@ -96,7 +100,9 @@ struct TruthReport: Codable {
             }
             let truth = { (t: Double) in s.cafe(at: t, within: TruthScenario.truthRadius) }
             if s.kind != .passBy && s.kind != .sitInside {
-                wrong += TruthMetrics.wrongAnswers(seen.nearest, truth: truth) + TruthMetrics.wrongAnswers(seen.polls, truth: truth)
+                let mine = TruthMetrics.wrongAnswers(seen.nearest, truth: truth) + TruthMetrics.wrongAnswers(seen.polls, truth: truth)
+                wrong += mine
+                if mine > 0 { wrongBy[s.kind, default: 0] += mine }
                 judged += (seen.nearest + seen.polls).filter { truth($0.t) != nil && $0.cafe != nil }.count
             }
             switch s.kind {
@@ -125,12 +131,14 @@ struct TruthReport: Codable {
             unknowns += seen.events.filter { circles.contains($0.identifier) && $0.state == "unknown" }.count
         }
         namingSeconds = Quantiles(naming)
+        holdingSeconds = Quantiles(holding)
         enterSeconds = Quantiles(enter)
         exitSeconds_ = Quantiles(exit)
         let phoneHours = Double(phones) * settings.duration / 3600
 
         var v: [TruthVerdict] = []
         v.append(TruthVerdict(name: "café named after arriving within 2 m", value: namingSeconds.text, target: "p95 ≤ 3 s", met: (namingSeconds.p95 ?? .infinity) <= 3))
+        v.append(TruthVerdict(name: "café named or a candidate after arriving", value: holdingSeconds.text, target: "p95 ≤ 3 s", met: (holdingSeconds.p95 ?? .infinity) <= 3))
         v.append(TruthVerdict(name: "evidence: readings favour another café",
                               value: zip(spans, misled).map { "after \(Int($0)) s \($1.wrong) of \($1.of)" }.joined(separator: ", "),
                               target: "", met: nil))
@@ -142,7 +150,14 @@ struct TruthReport: Codable {
             v.append(TruthVerdict(name: "alternations, \(label)", value: "\(row.phones) of \(row.of) phones; \(row.changes) changes on region.nearest, \(row.pollChanges) on polls",
                                   target: "0", met: row.of == 0 ? nil : row.changes + row.pollChanges == 0))
         }
-        v.append(TruthVerdict(name: "wrong answers (within 3 m of a beacon)", value: "\(wrong) of \(judged)", target: "0", met: judged == 0 ? nil : wrong == 0))
+        // The issue's target is for phones standing at the counters; walkers' answers (a walk up, a
+        // walk between counters) are shown for reading: the truth changes as they move, ahead of any
+        // reading that could show it.
+        let standing = (wrongBy[.counter] ?? 0) + (wrongBy[.counter4m] ?? 0)
+        let byKind = TruthScenario.Kind.allCases.compactMap { kind in wrongBy[kind].map { "\(kind.rawValue) \($0)" } }
+        v.append(TruthVerdict(name: "wrong answers standing at counters", value: "\(standing) (all within 3 m of a beacon: \(wrong) of \(judged)"
+                                + (byKind.isEmpty ? "" : "; " + byKind.joined(separator: ", ")) + ")",
+                              target: "0", met: judged == 0 ? nil : standing == 0))
         v.append(TruthVerdict(name: "walk between counters switches once", value: "\(switchedOnce) of \(walkers) phones", target: "all", met: walkers == 0 ? nil : switchedOnce == walkers))
         v.append(TruthVerdict(name: "circle flaps (caffe-macs area/approach)", value: "\(flaps) (\(String(format: "%.2f", Double(flaps) / max(phoneHours, 1e-9))) per phone-hour)",
                               target: "0", met: flaps == 0))

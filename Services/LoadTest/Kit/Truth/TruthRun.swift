@@ -115,7 +115,12 @@ final class TruthRun {
                 let t = clock
                 switch envelope.body {
                 case .nearest(let n):
-                    if let phone = index[n.deviceId] { outcome.observations[phone].nearest.append((t, cafe(major: n.beacon?.major, catalog))) }
+                    if let phone = index[n.deviceId] {
+                        let named = cafe(major: n.beacon?.major, catalog)
+                        outcome.observations[phone].nearest.append((t, named))
+                        let candidates = (n.candidates ?? []).compactMap { cafe(major: $0.major, catalog) }
+                        outcome.observations[phone].held.append((t, named.map { [$0] } ?? candidates))
+                    }
                 case .region(let e):
                     if e.monitor == CampusCatalog.monitorName, let phone = index[e.deviceId] {
                         outcome.observations[phone].events.append((t, e.identifier, e.state.rawValue))
