@@ -22,10 +22,10 @@ struct RegionEngineTests {
 
     /// A sighting as beacon-ingest sends it for a phone that has heard the beacon for a while:
     /// its evidence is the mean RSSI the accuracy gives (measured power −59), of `readings`
-    /// readings (15 by default: enough to name a café over another 8 dB behind). `readings` nil
+    /// readings (30 by default: enough to name a café over another 5 dB behind). `readings` nil
     /// sends none, as a sender that keeps no evidence.
     static func sighting(_ beacon: BeaconIdentity, _ proximity: Proximity = .far, accuracy: Double? = nil, device: String = "phone-1",
-                         readings: Int? = 15, at seconds: Double) -> Sighting {
+                         readings: Int? = 30, at seconds: Double) -> Sighting {
         let typical: Double = switch proximity {
         case .immediate: 0.3
         case .near: 2

@@ -4,10 +4,11 @@ import Testing
 
 /// The evidence rule (issue 25): a café is named only when the evidence says the device is there.
 /// While another café's beacon is heard, its beacon's mean RSSI (beacon-ingest's evidence window)
-/// must lead every other café's by `--nearest-margin-db` (8) over `--nearest-readings` (15)
+/// must lead every other café's by `--nearest-margin-db` (5) over `--nearest-readings` (25)
 /// readings; heard alone, `--nearest-alone-readings` (3) readings name it. Until then the answer
 /// carries candidates instead of a beacon. A named café that stops leading falls back to
-/// candidates; it switches only to a conclusive leader.
+/// candidates; it switches only to a conclusive leader. The latest smoothed readings putting
+/// another café's near beacon `--nearest-moved-db` (8) nearer end a naming.
 @Suite("Region engine: the nearest answer's evidence rule")
 struct RegionNearestEvidenceTests {
     private typealias Fixture = RegionEngineTests
@@ -46,10 +47,10 @@ struct RegionNearestEvidenceTests {
         return result
     }
 
-    @Test("the defaults: 8 dB over 15 readings, 3 readings alone")
+    @Test("the defaults: 5 dB over 25 readings, 3 readings alone, 8 dB by the latest readings to end a naming")
     func defaults() {
         let settings = RegionSettings()
-        #expect(settings.nearestMargin == 8 && settings.nearestReadings == 15 && settings.nearestAloneReadings == 3)
+        #expect(settings.nearestMargin == 5 && settings.nearestReadings == 25 && settings.nearestAloneReadings == 3 && settings.nearestMovedMargin == 8)
     }
 
     @Test("a café heard alone is a candidate until its mean is of 3 readings, then named")
@@ -66,23 +67,23 @@ struct RegionNearestEvidenceTests {
         #expect(engine.nearestCandidates(deviceId: "phone-1", now: .at(2.5)).isEmpty)
     }
 
-    @Test("with another café heard, the leader is named only when it leads by 8 dB over 15 readings; until then both are candidates, likeliest first")
+    @Test("with another café heard, the leader is named only when it leads by 5 dB over 25 readings; until then both are candidates, likeliest first")
     func contested() {
         let engine = Self.engine()
         // Two readings: a candidate (alone, three would name it).
         _ = engine.sighting(Self.heard(Self.bar, mean: -66, readings: 2, at: 0))
-        let both = engine.sighting(Self.heard(Self.grill, mean: -72, readings: 5, .far, at: 0.1)).nearest
-        #expect(both.first?.candidates == [Self.bar, Self.grill], "6 dB apart: either café")
-        // Ahead by 9 dB but of 14 readings: not yet.
-        _ = engine.sighting(Self.heard(Self.grill, mean: -75, readings: 14, .far, at: 13))
-        #expect(engine.sighting(Self.heard(Self.bar, mean: -66, readings: 14, at: 13.1)).nearest.map(\.candidates) == [[Self.bar]])
+        let both = engine.sighting(Self.heard(Self.grill, mean: -70, readings: 5, .far, at: 0.1)).nearest
+        #expect(both.first?.candidates == [Self.bar, Self.grill], "4 dB apart: either café")
+        // Ahead by 6 dB but of 24 readings: not yet, and Caffè Macs is outside the margin.
+        _ = engine.sighting(Self.heard(Self.grill, mean: -72, readings: 24, .far, at: 23))
+        #expect(engine.sighting(Self.heard(Self.bar, mean: -66, readings: 24, at: 23.1)).nearest.map(\.candidates) == [[Self.bar]])
         #expect(engine.nearestBeacon(deviceId: "phone-1") == nil)
-        // 15 readings but 7.9 dB ahead: not named, and Caffè Macs is within the margin again.
-        #expect(engine.sighting(Self.heard(Self.bar, mean: -67.1, readings: 15, at: 14)).nearest.map(\.candidates) == [[Self.bar, Self.grill]])
+        // 25 readings but 4.9 dB ahead: not named, and Caffè Macs is within the margin again.
+        #expect(engine.sighting(Self.heard(Self.bar, mean: -67.1, readings: 25, at: 24)).nearest.map(\.candidates) == [[Self.bar, Self.grill]])
         #expect(engine.nearestBeacon(deviceId: "phone-1") == nil)
-        #expect(engine.nearestCandidates(deviceId: "phone-1", now: .at(14)) == [Self.bar, Self.grill])
-        // 8 dB over 15 readings: named.
-        #expect(engine.sighting(Self.heard(Self.bar, mean: -67, readings: 15, at: 14.5)).nearest.map(\.beacon) == [Self.bar])
+        #expect(engine.nearestCandidates(deviceId: "phone-1", now: .at(24)) == [Self.bar, Self.grill])
+        // 5 dB over 25 readings: named.
+        #expect(engine.sighting(Self.heard(Self.bar, mean: -67, readings: 25, at: 24.5)).nearest.map(\.beacon) == [Self.bar])
     }
 
     @Test("a far leader never names its café, however far ahead; with nothing near there are no candidates")
@@ -98,18 +99,18 @@ struct RegionNearestEvidenceTests {
     @Test("a named café stays while it leads; when another leads without the evidence it falls back to candidates, and a conclusive leader is named: never a guess")
     func switching() {
         let engine = Self.engine()
-        _ = engine.sighting(Self.heard(Self.grill, mean: -75, readings: 20, .far, at: 0))
-        #expect(engine.sighting(Self.heard(Self.bar, mean: -64, readings: 20, at: 0.1)).nearest.map(\.beacon) == [Self.bar])
+        _ = engine.sighting(Self.heard(Self.grill, mean: -75, readings: 30, .far, at: 0))
+        #expect(engine.sighting(Self.heard(Self.bar, mean: -64, readings: 30, at: 0.1)).nearest.map(\.beacon) == [Self.bar])
         // Its lead shrinks but it still leads: nothing changes.
-        _ = engine.sighting(Self.heard(Self.grill, mean: -68, readings: 20, .near, at: 5))
-        #expect(engine.sighting(Self.heard(Self.bar, mean: -66, readings: 20, at: 5.1)).nearest.isEmpty)
+        _ = engine.sighting(Self.heard(Self.grill, mean: -68, readings: 30, .near, at: 5))
+        #expect(engine.sighting(Self.heard(Self.bar, mean: -66, readings: 30, at: 5.1)).nearest.isEmpty)
         #expect(engine.nearestBeacon(deviceId: "phone-1")?.beacon == Self.bar)
         // Caffè Macs leads by 1 dB: the coffee station is no longer named, both are candidates.
-        let fallback = engine.sighting(Self.heard(Self.grill, mean: -65, readings: 20, at: 10)).nearest
+        let fallback = engine.sighting(Self.heard(Self.grill, mean: -65, readings: 30, at: 10)).nearest
         #expect(fallback.map(\.beacon) == [nil] && fallback.first?.candidates == [Self.grill, Self.bar])
         // Conclusive: named.
-        _ = engine.sighting(Self.heard(Self.bar, mean: -74, readings: 20, .far, at: 20))
-        #expect(engine.sighting(Self.heard(Self.grill, mean: -64, readings: 20, at: 20.1)).nearest.map(\.beacon) == [Self.grill])
+        _ = engine.sighting(Self.heard(Self.bar, mean: -74, readings: 30, .far, at: 20))
+        #expect(engine.sighting(Self.heard(Self.grill, mean: -64, readings: 30, at: 20.1)).nearest.map(\.beacon) == [Self.grill])
     }
 
     @Test("the latest readings only take a naming away: another café's near beacon 8 dB nearer by them ends the naming, and none is named while it lasts")

@@ -79,7 +79,7 @@ struct RegionNearestFreshnessTests {
             if second <= 6 { changes += engine.sighting(Fixture.sighting(Fixture.coffeeBar, .near, at: Double(second))).nearest }
             changes += engine.tick(now: .at(Double(second))).nearest
         }
-        // The coffee bar (2 m), ahead of the salad bar's far readings (12 m) by 15.6 dB over 15
+        // The coffee bar (2 m), ahead of the salad bar's far readings (12 m) by 15.6 dB over 30
         // readings, is named at once: at 1. Its answer ends one freshness after its last near one.
         #expect(changes == [NearestBeacon(deviceId: "phone-1", beacon: Fixture.coffeeBar, proximity: .near, date: .at(1)),
                             NearestBeacon(deviceId: "phone-1", beacon: nil, proximity: nil, date: .at(16))])

@@ -12,11 +12,21 @@ struct DeviceState {
     let generation: UInt32
     // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
     // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64), 96 since
-    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`), 104 since it
-    // keeps the key of the candidates last announced (`candidatesKey`).
+    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`), 112 since it
+    // keeps the key of the candidates last announced (`candidatesKey`) and the café the phone
+    // walked away from (`movedFrom`).
     /// The cafés last announced as candidates while no café is named (`NearestBeaconTracker`), as
     /// an order-free key; 0 when none were.
     var candidatesKey: UInt32 = 0
+    /// The café (any of its beacons) the latest readings said the device walked away from, until
+    /// they no longer put another café nearer (`NearestBeaconTracker.contradicted`). Kept without
+    /// an optional's extra byte, so that it fits beside the flags.
+    var movedFrom: CompactBeacon? {
+        get { movedFromBeacon == Self.noBeacon ? nil : movedFromBeacon }
+        set { movedFromBeacon = newValue ?? Self.noBeacon }
+    }
+    private var movedFromBeacon = DeviceState.noBeacon
+    private static let noBeacon = CompactBeacon(uuid: -1, major: 0, minor: 0)
     /// The device said it cannot range beacons.
     var rangingUnavailable = false
     /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.

@@ -17,13 +17,13 @@ import Darwin
 /// - The leader is the freshly heard beacon with the highest level. A café (a UUID and major) is
 ///   named through its leading beacon only when that beacon is near or immediate and either no
 ///   other café's beacon is heard and its mean is of `aloneReadings` readings, or it leads every
-///   other café's beacon by `marginDecibels` over `readings` readings.
+///   other café's beacon by `marginDecibels` (5) over `readings` (25) readings.
 /// - Until then the answer has no beacon but candidates: the leading beacon of every café within
 ///   the margin of the leader, likeliest first, so an app can ask which counter the phone is at.
 /// - A named café stays named while it leads; when another café's beacon leads, it is named if
 ///   conclusive, else the answer falls back to candidates. A switch is never a guess.
 /// - The latest readings can only take a naming away: when another café's near beacon is nearer
-///   by the margin by the smoothed RSSI of the last seconds, the device has likely walked on, and
+///   by `movedDecibels` (8) by the smoothed RSSI of the last seconds, the device has likely walked on, and
 ///   no café is named while that lasts (the long mean lags a walk by tens of seconds).
 /// - Far beacons never name a café. With no near or immediate beacon fresh, a named answer stands
 ///   until one freshness after its beacon's last near or immediate sighting, then is cleared,
@@ -33,10 +33,12 @@ struct NearestBeaconTracker {
     private let margin: Float
     private let readings: UInt16
     private let aloneReadings: UInt16
+    private let moved: Float
 
-    init(freshnessMilliseconds: Int64, marginDecibels: Double = 8, readings: Int = 15, aloneReadings: Int = 3) {
+    init(freshnessMilliseconds: Int64, marginDecibels: Double = 5, readings: Int = 25, aloneReadings: Int = 3, movedDecibels: Double = 8) {
         self.freshnessMilliseconds = freshnessMilliseconds
         margin = Float(marginDecibels)
+        moved = Float(movedDecibels)
         self.readings = UInt16(clamping: readings)
         self.aloneReadings = UInt16(clamping: aloneReadings)
     }
@@ -57,12 +59,12 @@ struct NearestBeaconTracker {
             leader = heard
         }
         guard anyNear, let leader else { return noneNear(&device, now: now) }
-        if let current = device.nearest, current.beacon.samePlace(as: leader.beacon), !contradicted(current.beacon, in: device, now: now) {
+        if let current = device.nearest, current.beacon.samePlace(as: leader.beacon), !contradicted(current.beacon, in: &device, now: now) {
             // Its café still leads: another of its beacons may become the station named.
             guard leader.beacon != current.beacon, leader.proximity.decidesPlace else { return nil }
             return name(&device, leader, now: now, uuids: uuids)
         }
-        if conclusive(leader, in: device, now: now) { return name(&device, leader, now: now, uuids: uuids) }
+        if conclusive(leader, in: &device, now: now) { return name(&device, leader, now: now, uuids: uuids) }
         // Undecided: the candidates, announced when the set of cafés changed or a naming ended.
         let candidates = self.candidates(device, leader: leader, now: now, uuids: uuids)
         let key = Self.key(candidates)
@@ -113,8 +115,8 @@ struct NearestBeaconTracker {
 
     /// Whether `leader` names its café: near, and alone long enough or ahead of every other café,
     /// and not contradicted by the latest readings.
-    private func conclusive(_ leader: Heard, in device: DeviceState, now: Int64) -> Bool {
-        guard leader.proximity.decidesPlace, !contradicted(leader.beacon, in: device, now: now) else { return false }
+    private func conclusive(_ leader: Heard, in device: inout DeviceState, now: Int64) -> Bool {
+        guard leader.proximity.decidesPlace, !contradicted(leader.beacon, in: &device, now: now) else { return false }
         var rival: Float?
         for heard in device.heard where isFresh(heard, now) && !heard.beacon.samePlace(as: leader.beacon) {
             rival = max(rival ?? -.infinity, heard.level)
@@ -124,10 +126,12 @@ struct NearestBeaconTracker {
     }
 
     /// Whether the latest readings say the device has moved away from `beacon`'s café: another
-    /// café's beacon, near, is nearer by the margin by the smoothed RSSI of the last seconds (its
+    /// café's beacon, near, is nearer by `moved` dB by the smoothed RSSI of the last seconds (its
     /// accuracy), which follows a walk within seconds while the evidence's mean lags it by tens.
-    /// A named café is then no longer named, and none is named while it lasts.
-    private func contradicted(_ beacon: CompactBeacon, in device: DeviceState, now: Int64) -> Bool {
+    /// A named café is then no longer named, and none is named while it lasts. It lasts until the
+    /// latest readings no longer put another café's near beacon nearer at all (`movedFrom`): the
+    /// café the phone walked away from is not named again on its old readings.
+    private func contradicted(_ beacon: CompactBeacon, in device: inout DeviceState, now: Int64) -> Bool {
         var own = -Float.infinity, rival = -Float.infinity
         for heard in device.heard where isFresh(heard, now) {
             let latest = Self.latestLevel(heard)
@@ -137,7 +141,14 @@ struct NearestBeaconTracker {
                 rival = max(rival, latest)
             }
         }
-        return rival - own >= margin
+        if let from = device.movedFrom, from.samePlace(as: beacon) {
+            if rival > own { return true }
+            device.movedFrom = nil
+            return false
+        }
+        guard rival - own >= moved else { return false }
+        device.movedFrom = beacon
+        return true
     }
 
     /// The level of a heard beacon's latest smoothed reading: −20·log10 of its accuracy.
@@ -172,6 +183,7 @@ struct NearestBeaconTracker {
 
     private func name(_ device: inout DeviceState, _ leader: Heard, now: Int64, uuids: BeaconUUIDTable) -> NearestBeacon {
         device.nearest = Nearest(beacon: leader.beacon, proximity: leader.proximity, date: now, nearAt: leader.at)
+        if let from = device.movedFrom, !from.samePlace(as: leader.beacon) { device.movedFrom = nil }
         device.candidatesKey = 0
         return NearestBeacon(deviceId: device.id, beacon: uuids.identity(leader.beacon), proximity: leader.proximity, date: Timestamp(milliseconds: now))
     }
@@ -187,6 +199,7 @@ struct NearestBeaconTracker {
             // Dated when it ended, as an exit is: a timer pass or a sighting may come later.
             return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: ends))
         }
+        device.movedFrom = nil
         guard device.candidatesKey != 0 else { return nil }
         device.candidatesKey = 0
         return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: now))

@@ -48,7 +48,8 @@ public final class RegionEngine {
         monitors = MonitorTable(conditionLimit: settings.conditionLimit, monitorLimit: settings.monitorLimit)
         conditions = ConditionTable(freshnessMilliseconds: freshness)
         nearestTracker = NearestBeaconTracker(freshnessMilliseconds: freshness, marginDecibels: settings.nearestMargin,
-                                              readings: settings.nearestReadings, aloneReadings: settings.nearestAloneReadings)
+                                              readings: settings.nearestReadings, aloneReadings: settings.nearestAloneReadings,
+                                              movedDecibels: settings.nearestMovedMargin)
         timer = RegionTimer(nearest: nearestTracker)
         sightingTimes = SightingTimeLedger(intervalMilliseconds: Self.milliseconds(settings.sightingSaveInterval))
     }

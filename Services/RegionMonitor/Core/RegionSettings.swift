@@ -15,9 +15,12 @@ public struct RegionSettings: Sendable, Equatable {
     public var nearestFreshness = 10.0
     /// How far (dB of mean RSSI over beacon-ingest's evidence window) a café's beacon must lead
     /// every other café's to be named while another café is heard; within it, cafés are candidates.
-    public var nearestMargin = 8.0
+    public var nearestMargin = 5.0
     /// How many readings that leading mean must be of.
-    public var nearestReadings = 15
+    public var nearestReadings = 25
+    /// How much nearer (dB, by the latest smoothed readings) another café's near beacon must be to
+    /// end a naming: the phone has likely walked on.
+    public var nearestMovedMargin = 8.0
     /// How many readings name a café when no other café's beacon is heard.
     public var nearestAloneReadings = 3
     /// How old the latest fix may be to order cafés by distance; also how long a device's latest

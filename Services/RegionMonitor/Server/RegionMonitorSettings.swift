@@ -52,6 +52,8 @@ public struct RegionMonitorSettings: Sendable, Equatable {
                                                            help: "while another café's beacon is heard, a café is named only when its beacon's mean RSSI (over beacon-ingest's --evidence-seconds) leads every other café's by this many dB; cafés within it are the answer's candidates")
     public static let nearestReadingsOption = Option.count("nearest-readings", 1...1_000, default: engineDefaults.nearestReadings,
                                                            help: "how many readings that leading mean must be of")
+    public static let nearestMovedOption = Option.measure("nearest-moved-db", .nonNegative, default: engineDefaults.nearestMovedMargin,
+                                                          help: "a named café is no longer named while another café's near beacon is this many dB nearer by the latest smoothed readings (the phone walked on)")
     public static let nearestAloneOption = Option.count("nearest-alone-readings", 1...1_000, default: engineDefaults.nearestAloneReadings,
                                                         help: "how many readings of a near beacon name its café when no other café's beacon is heard")
     public static let tickOption = Option.seconds("tick-seconds", default: 0.5, help: "how often the timer fires exits and dwell times")
@@ -73,7 +75,7 @@ public struct RegionMonitorSettings: Sendable, Equatable {
     /// Every option region-monitor reads, in `--help` order. The kinds check every range.
     public static var specs: [OptionSpec] {
         common.specs + [campusOption.spec, fixListenOption.spec, exitOption.spec, hysteresisOption.spec, dwellOption.spec, nearestFreshnessOption.spec,
-                        nearestMarginOption.spec, nearestReadingsOption.spec, nearestAloneOption.spec, tickOption.spec, sightingSaveOption.spec, conditionLimitOption.spec, monitorLimitOption.spec, confirmWindowOption.spec,
+                        nearestMarginOption.spec, nearestReadingsOption.spec, nearestAloneOption.spec, nearestMovedOption.spec, tickOption.spec, sightingSaveOption.spec, conditionLimitOption.spec, monitorLimitOption.spec, confirmWindowOption.spec,
                         fixRetentionOption.spec, shardsOption.spec, shardOption.spec]
     }
 
@@ -97,6 +99,7 @@ public struct RegionMonitorSettings: Sendable, Equatable {
         engine.nearestMargin = config[Self.nearestMarginOption]
         engine.nearestReadings = config[Self.nearestReadingsOption]
         engine.nearestAloneReadings = config[Self.nearestAloneOption]
+        engine.nearestMovedMargin = config[Self.nearestMovedOption]
         engine.sightingSaveInterval = config[Self.sightingSaveOption]
         engine.confirmWindow = config[Self.confirmWindowOption]
         engine.fixRetention = config[Self.fixRetentionOption]

@@ -77,7 +77,7 @@ struct TruthReport: Codable {
         let spans: [Double] = [3, 10, 30]
         var misled = spans.map { _ in (wrong: 0, of: 0) }
         var alternating = [TruthScenario.Kind: (phones: Int, changes: Int, pollChanges: Int, of: Int)]()
-        var wrongBy: [TruthScenario.Kind: Int] = [:]
+        var wrongBy: [TruthScenario.Kind: Int] = [:], lateHolding: [TruthScenario.Kind: Int] = [:]
         var wrong = 0, judged = 0, switchedOnce = 0, walkers = 0, flaps = 0, unknowns = 0, sitterExits = 0, sitters = 0, passersNamed = 0, passers = 0
         let circles: Set<String> = ["caffe-macs.area", "caffe-macs.approach"]
         for (p, s) in o.scenarios.enumerated() {
@@ -85,7 +85,9 @@ struct TruthReport: Codable {
             // Naming: each time the phone truly arrives within 2 m of a café's beacon, with 5 s left to see it.
             for arrival in Self.arrivals(s, until: end - 5) {
                 naming.append(TruthMetrics.namingLatency(seen.nearest, cafe: arrival.cafe, arrival: arrival.t))
-                holding.append(TruthMetrics.holdingLatency(seen.held, cafe: arrival.cafe, arrival: arrival.t))
+                let held = TruthMetrics.holdingLatency(seen.held, cafe: arrival.cafe, arrival: arrival.t)
+                holding.append(held)
+                if (held ?? .infinity) > 3 { lateHolding[s.kind, default: 0] += 1 }
                 for (i, w) in spans.enumerated() where arrival.t + w <= end {
                     misled[i].of += 1
                     if TruthMetrics.favoured(o.readings[p], since: arrival.t, seconds: w) != arrival.cafe { misled[i].wrong += 1 }
@@ -138,7 +140,9 @@ struct TruthReport: Codable {
 
         var v: [TruthVerdict] = []
         v.append(TruthVerdict(name: "café named after arriving within 2 m", value: namingSeconds.text, target: "p95 ≤ 3 s", met: (namingSeconds.p95 ?? .infinity) <= 3))
-        v.append(TruthVerdict(name: "café named or a candidate after arriving", value: holdingSeconds.text, target: "p95 ≤ 3 s", met: (holdingSeconds.p95 ?? .infinity) <= 3))
+        let late = TruthScenario.Kind.allCases.compactMap { kind in lateHolding[kind].map { "\(kind.rawValue) \($0)" } }
+        v.append(TruthVerdict(name: "café named or a candidate after arriving", value: holdingSeconds.text + (late.isEmpty ? "" : "; over 3 s: " + late.joined(separator: ", ")),
+                              target: "p95 ≤ 3 s", met: (holdingSeconds.p95 ?? .infinity) <= 3))
         v.append(TruthVerdict(name: "evidence: readings favour another café",
                               value: zip(spans, misled).map { "after \(Int($0)) s \($1.wrong) of \($1.of)" }.joined(separator: ", "),
                               target: "", met: nil))
