@@ -1,8 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// No package dependencies: libzmq and SQLite come in as system libraries (Debian libzmq3-dev,
-// libsqlite3-dev); everything else is the toolchain.
+// No package dependencies: libzmq, SQLite and OpenSSL's libcrypto come in as system libraries (Debian
+// libzmq3-dev, libsqlite3-dev, libssl-dev); everything else is the toolchain.
 
 /// A service is three targets: `<Prefix>Core` (pure rules, clock injected, no sockets or SQL) in
 /// `Services/<folder>/Core`, `<Prefix>Server` (a library: the service, its store holding all of its
@@ -36,6 +36,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZeroMQ", path: "Shared/CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Shared/CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
         .target(name: "Messages", path: "Shared/Messages", exclude: ["PROTOCOL.md"]),
