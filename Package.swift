@@ -46,6 +46,9 @@ let package = Package(
         .target(name: "Campus", dependencies: ["Messages"], path: "Shared/Campus"),
         .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages", "Policy", "Campus"], path: "Shared/ServiceRuntime"),
         .target(name: "Metrics", path: "Shared/Metrics"),
+        // Who an HTTP client is: OpenID Connect ID tokens checked against each issuer's JWKS, ES256
+        // signing (APNs provider tokens) and bearer sessions stored hashed (issues 26, 27).
+        .target(name: "Identity", dependencies: ["CCrypto", "Messages", "SQLite"], path: "Shared/Identity", exclude: ["README.md"]),
     ]
     + [
         // The bus's pure rules (its subscription ledger) apart from the proxy, so tests reach them.

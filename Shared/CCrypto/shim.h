@@ -28,4 +28,27 @@ static inline void cafe_openssl_last_error(char *buffer, size_t length) {
     }
     ERR_clear_error();
 }
+
+/// EVP_PKEY_PUBLIC_KEY (a selection of bits): what EVP_PKEY_fromdata builds from a JWK's parameters.
+static inline int cafe_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+/// EVP_PKEY_RSA and EVP_PKEY_EC, as EVP_PKEY_get_base_id reports a key's type.
+static inline int cafe_EVP_PKEY_RSA(void) { return EVP_PKEY_RSA; }
+static inline int cafe_EVP_PKEY_EC(void) { return EVP_PKEY_EC; }
+
+/// A passphrase callback that gives none: an encrypted PEM fails to load instead of OpenSSL's
+/// default callback prompting on the terminal of a service.
+static inline int cafe_no_passphrase(char *buffer, int size, int rwflag, void *user) {
+    (void)buffer; (void)size; (void)rwflag; (void)user;
+    return 0;
+}
+
+/// A private key from PEM text in memory (PKCS#8 "PRIVATE KEY", as Apple's .p8 files, or
+/// "EC PRIVATE KEY"); NULL when it does not read. Never prompts for a passphrase.
+static inline EVP_PKEY *cafe_read_private_key(const void *pem, int length) {
+    BIO *bio = BIO_new_mem_buf(pem, length);
+    if (bio == NULL) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, cafe_no_passphrase, NULL);
+    BIO_free(bio);
+    return key;
+}
 #endif
