@@ -63,6 +63,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
 
         /// A signing key that does not read, or is not an unencrypted P-256 private key.
         public static let signerKey = Code(rawValue: "signer.key")
+        /// An identity setting that cannot be used: an issuer configured twice, one with no audience.
+        public static let configuration = Code(rawValue: "identity.configuration")
         /// libcrypto failed where it should not (out of memory, a broken provider).
         public static let crypto = Code(rawValue: "crypto.failure")
 
