@@ -29,11 +29,55 @@ static inline void cafe_openssl_last_error(char *buffer, size_t length) {
     ERR_clear_error();
 }
 
-/// EVP_PKEY_PUBLIC_KEY (a selection of bits): what EVP_PKEY_fromdata builds from a JWK's parameters.
-static inline int cafe_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
 /// EVP_PKEY_RSA and EVP_PKEY_EC, as EVP_PKEY_get_base_id reports a key's type.
 static inline int cafe_EVP_PKEY_RSA(void) { return EVP_PKEY_RSA; }
 static inline int cafe_EVP_PKEY_EC(void) { return EVP_PKEY_EC; }
+
+/// Builds a public key of `type` ("RSA", "EC") from parameters. OSSL_PARAM_BLD borrows every
+/// pointer it is given (names, numbers, strings) until OSSL_PARAM_BLD_to_param, and the
+/// parameters it makes borrow the names after that: C string literals and one scope here keep
+/// them alive, which Swift's temporary pointers would not. NULL on failure (the reason is on
+/// OpenSSL's error queue).
+static inline EVP_PKEY *cafe_key_from_params(const char *type, OSSL_PARAM_BLD *builder) {
+    EVP_PKEY *key = NULL;
+    OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(builder);
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
+    if (params != NULL && context != NULL && EVP_PKEY_fromdata_init(context) == 1) {
+        if (EVP_PKEY_fromdata(context, &key, EVP_PKEY_PUBLIC_KEY, params) != 1) key = NULL;
+    }
+    EVP_PKEY_CTX_free(context);
+    OSSL_PARAM_free(params);
+    return key;
+}
+
+/// An RSA public key from its big-endian modulus and exponent (a JWK's n and e); NULL on failure.
+static inline EVP_PKEY *cafe_rsa_public_key(const unsigned char *n, int n_length, const unsigned char *e, int e_length) {
+    EVP_PKEY *key = NULL;
+    BIGNUM *modulus = BN_bin2bn(n, n_length, NULL), *exponent = BN_bin2bn(e, e_length, NULL);
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    if (modulus != NULL && exponent != NULL && builder != NULL
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, modulus) == 1
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, exponent) == 1) {
+        key = cafe_key_from_params("RSA", builder);
+    }
+    OSSL_PARAM_BLD_free(builder);
+    BN_free(modulus);
+    BN_free(exponent);
+    return key;
+}
+
+/// A P-256 public key from its SEC 1 uncompressed point (04, x, y: 65 bytes); NULL on failure.
+static inline EVP_PKEY *cafe_p256_public_key(const unsigned char *point, size_t length) {
+    EVP_PKEY *key = NULL;
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    if (builder != NULL
+        && OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, SN_X9_62_prime256v1, 0) == 1
+        && OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, point, length) == 1) {
+        key = cafe_key_from_params("EC", builder);
+    }
+    OSSL_PARAM_BLD_free(builder);
+    return key;
+}
 
 /// A passphrase callback that gives none: an encrypted PEM fails to load instead of OpenSSL's
 /// default callback prompting on the terminal of a service.

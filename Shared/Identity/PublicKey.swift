@@ -34,15 +34,8 @@ public final class PublicKey: @unchecked Sendable {
         guard !e.isEmpty, e.count <= 8, e.last! & 1 == 1, e != [1] else {
             throw IdentityError(.jwksMalformed, "an RSA exponent must be odd, above 1 and at most 8 bytes")
         }
-        let key = try build(type: "RSA") { builder throws(IdentityError) in
-            let bn = BN_bin2bn(Array(n), Int32(n.count), nil), be = BN_bin2bn(Array(e), Int32(e.count), nil)
-            defer { BN_free(bn); BN_free(be) }
-            guard let bn, let be else { throw OpenSSL.failure("BN_bin2bn") }
-            // The builder copies the numbers into the parameters it makes, so they are freed here.
-            guard OSSL_PARAM_BLD_push_BN(builder, "n", bn) == 1, OSSL_PARAM_BLD_push_BN(builder, "e", be) == 1 else {
-                throw OpenSSL.failure("OSSL_PARAM_BLD_push_BN")
-            }
-        }
+        let modulus = Array(n), exponent = Array(e)
+        let key = try checked(type: "RSA", cafe_rsa_public_key(modulus, Int32(modulus.count), exponent, Int32(exponent.count)))
         return PublicKey(key, algorithm: .rs256)
     }
 
@@ -52,28 +45,15 @@ public final class PublicKey: @unchecked Sendable {
             throw IdentityError(.jwksMalformed, "P-256 coordinates are 32 bytes each; got \(x.count) and \(y.count)")
         }
         let point = [0x04] + x + y   // SEC 1 uncompressed form
-        let key = try build(type: "EC") { builder throws(IdentityError) in
-            guard OSSL_PARAM_BLD_push_utf8_string(builder, "group", "prime256v1", 0) == 1,
-                  OSSL_PARAM_BLD_push_octet_string(builder, "pub", point, point.count) == 1 else {
-                throw OpenSSL.failure("OSSL_PARAM_BLD_push")
-            }
-        }
+        let key = try checked(type: "EC", cafe_p256_public_key(point, point.count))
         return PublicKey(key, algorithm: .es256)
     }
 
-    /// Builds a public key of `type` ("RSA", "EC") from the parameters `fill` pushes, then has
-    /// OpenSSL check it. A key OpenSSL will not build or that fails the check is `jwks.malformed`.
-    private static func build(type: String, _ fill: (OpaquePointer) throws(IdentityError) -> Void) throws(IdentityError) -> OpaquePointer {
-        guard let builder = OSSL_PARAM_BLD_new() else { throw OpenSSL.failure("OSSL_PARAM_BLD_new") }
-        defer { OSSL_PARAM_BLD_free(builder) }
-        try fill(builder)
-        guard let parameters = OSSL_PARAM_BLD_to_param(builder) else { throw OpenSSL.failure("OSSL_PARAM_BLD_to_param") }
-        defer { OSSL_PARAM_free(parameters) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_from_name") }
-        defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(context) == 1 else { throw OpenSSL.failure("EVP_PKEY_fromdata_init") }
-        guard EVP_PKEY_fromdata(context, &key, cafe_EVP_PKEY_PUBLIC_KEY(), parameters) == 1, let key else {
+    /// The key the shim built (`cafe_rsa_public_key`, `cafe_p256_public_key`: OpenSSL's parameter
+    /// builder borrows pointers Swift would not keep alive), once OpenSSL's public key check
+    /// passes. A key OpenSSL will not build or that fails the check is `jwks.malformed`.
+    private static func checked(type: String, _ built: OpaquePointer?) throws(IdentityError) -> OpaquePointer {
+        guard let key = built else {
             throw IdentityError(.jwksMalformed, "OpenSSL will not build this \(type) key: \(OpenSSL.lastError())")
         }
         guard let check = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
