@@ -47,6 +47,7 @@ static inline EVP_PKEY *cafe_key_from_params(const char *type, OSSL_PARAM_BLD *b
     }
     EVP_PKEY_CTX_free(context);
     OSSL_PARAM_free(params);
+    if (key != NULL) ERR_clear_error();
     return key;
 }
 
@@ -93,6 +94,9 @@ static inline EVP_PKEY *cafe_read_private_key(const void *pem, int length) {
     if (bio == NULL) return NULL;
     EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, cafe_no_passphrase, NULL);
     BIO_free(bio);
+    // The decoders tried before the one that read it leave their refusals queued; a key that
+    // loaded must not lend them to the next failure's report.
+    if (key != NULL) ERR_clear_error();
     return key;
 }
 #endif
