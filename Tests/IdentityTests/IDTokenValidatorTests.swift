@@ -197,6 +197,23 @@ struct IDTokenValidatorTests {
         }
     }
 
+    @Test("through the validator too: malformed base64, oversize, wrong segment counts, a JWE")
+    func shapesThroughValidator() throws {
+        let good = try issuer.token(claims(at: clock.now()), key: issuer.rsa)
+        let parts = good.split(separator: ".").map(String.init)
+        let cases: [(String, IdentityError.Code)] = [
+            ("\(parts[0]).\(parts[1])", .segments), ("\(good).\(parts[2])", .segments), ("\(parts[0]).\(parts[1]).\(parts[2]).a.b", .segments),
+            (parts[0], .segments), ("\(parts[0])=.\(parts[1]).\(parts[2])", .base64), ("\(parts[0]).\(parts[1]).\(parts[2])=", .base64),
+            ("\(parts[0]).\(parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")).\(parts[2])x", .base64),
+            ("\(parts[0]).\(String(repeating: "A", count: 11_000)).\(parts[2])", .tooLarge),
+            (String(repeating: "a.", count: 9_000), .tooLarge),
+        ]
+        let checker = try validator(clock)
+        for (token, expected) in cases {
+            #expect(refusal { try checker.validate(token) } == expected, "\(token.prefix(80))")
+        }
+    }
+
     @Test("configuration: an issuer twice, or with no audience, is refused")
     func configuration() throws {
         let keys = try JWKSet.parse(issuer.jwks)
