@@ -1,8 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// No package dependencies: libzmq and SQLite come in as system libraries (Debian libzmq3-dev,
-// libsqlite3-dev); everything else is the toolchain.
+// No package dependencies: libzmq, SQLite and OpenSSL's libcrypto come in as system libraries (Debian
+// libzmq3-dev, libsqlite3-dev, libssl-dev); everything else is the toolchain.
 
 /// A service is three targets: `<Prefix>Core` (pure rules, clock injected, no sockets or SQL) in
 /// `Services/<folder>/Core`, `<Prefix>Server` (a library: the service, its store holding all of its
@@ -36,6 +36,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZeroMQ", path: "Shared/CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Shared/CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
         .target(name: "Messages", path: "Shared/Messages", exclude: ["PROTOCOL.md"]),
@@ -45,6 +46,9 @@ let package = Package(
         .target(name: "Campus", dependencies: ["Messages"], path: "Shared/Campus"),
         .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages", "Policy", "Campus"], path: "Shared/ServiceRuntime"),
         .target(name: "Metrics", path: "Shared/Metrics"),
+        // Who an HTTP client is: OpenID Connect ID tokens checked against each issuer's JWKS, ES256
+        // signing (APNs provider tokens) and bearer sessions stored hashed (issues 26, 27).
+        .target(name: "Identity", dependencies: ["CCrypto", "Messages", "SQLite"], path: "Shared/Identity", exclude: ["README.md"]),
     ]
     + [
         // The bus's pure rules (its subscription ledger) apart from the proxy, so tests reach them.
@@ -67,7 +71,7 @@ let package = Package(
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
-                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer"], path: "Tests/Fuzz/Targets"),
+                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity"], path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "CoreTests", dependencies: ["TestSupport", "BusCore", "BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Policy", "Campus"], path: "Tests/CoreTests"),
@@ -79,6 +83,7 @@ let package = Package(
                     path: "Tests/IngestServerTests"),
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
+        .testTarget(name: "IdentityTests", dependencies: ["TestSupport", "Identity", "Messages", "SQLite"], path: "Tests/IdentityTests"),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime", "Campus"], path: "Tests/LoadTestKitTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),

@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) limit=(-max_total_time="$1"); shift ;;
   esac
 done
-all=(requests sightings batches fixes envelopes replies catalog options)
+all=(requests sightings batches fixes envelopes replies catalog options identity)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 deploy/ensure-deps.sh >/dev/null
@@ -47,7 +47,8 @@ mapfile -t objects < <(find "$release/" -regex '.*/[A-Z][A-Za-z]*\.build/[^/]*\.
 if ! swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name CafeLibFuzzer \
   -I "$release/Modules" -I "$release" \
   -Xcc -fmodule-map-file=Shared/CZeroMQ/module.modulemap -Xcc -fmodule-map-file=Shared/CSQLite/module.modulemap \
-  Tests/Fuzz/LibFuzzer/LibFuzzerEntry.swift "${objects[@]}" -lzmq -lsqlite3 -o "$out/cafe-libfuzzer" >"$out/link.log" 2>&1; then
+  -Xcc -fmodule-map-file=Shared/CCrypto/module.modulemap \
+  Tests/Fuzz/LibFuzzer/LibFuzzerEntry.swift "${objects[@]}" -lzmq -lsqlite3 -lcrypto -o "$out/cafe-libfuzzer" >"$out/link.log" 2>&1; then
   grep -v "Cannot export local symbol" "$out/link.log" | tail -20
   exit 2
 fi

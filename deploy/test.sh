@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: installs libzmq/SQLite if missing, builds everything (the integration tests
+# The test command: installs libzmq/SQLite/libcrypto if missing, builds everything (the integration tests
 # spawn the built executables), then runs the whole suite. When something fails, the failures are
 # printed again at the very end, so the last screen of a long log says what broke.
 set -euo pipefail
@@ -18,6 +18,11 @@ apt_install() {
 if command -v python3 >/dev/null 2>&1 && ! python3 -c "import zmq" >/dev/null 2>&1; then
   python3 -m pip install --quiet pyzmq 2>/dev/null || apt_install python3-zmq \
     || echo "could not install pyzmq: TailTests' pyzmq example will fail and say so" >&2
+fi
+# The identity tests sign tokens with the openssl command line, a test issuer independent of the
+# code under test (IdentityTests); install it when apt-get can. Without it those tests fail and say so.
+if ! command -v openssl >/dev/null 2>&1; then
+  apt_install openssl || echo "could not install openssl: the identity tests will fail and say so" >&2
 fi
 # The kitchen screen is tested under tmux (KitchenScreenTests); install it when apt-get can.
 # Without it those two tests skip and say so.
