@@ -57,6 +57,11 @@ let package = Package(
     + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
+        // The HTTP edge's pure core: the tnetstring codec, zmq-http packets, the /v1 route table and
+        // its OpenAPI document, problems. No sockets, no SQL; the edge server builds on it.
+        .target(name: "EdgeCore", dependencies: ["Messages", "Policy"], path: "Services/Edge/Core"),
+    ]
+    + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl", exclude: ["README.md"]),
         // load-test's drivers, reports and commands, a library its tests import; the executable only dispatches.
         .target(name: "LoadTestKit", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Policy", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
@@ -79,6 +84,7 @@ let package = Package(
                     path: "Tests/IngestServerTests"),
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
+        .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests"),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime", "Campus"], path: "Tests/LoadTestKitTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),
