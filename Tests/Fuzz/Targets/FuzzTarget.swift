@@ -32,7 +32,7 @@ public final class FuzzTarget {
 /// Every fuzz target, by name.
 public enum FuzzTargets {
     /// The names, in the order `deploy/fuzz.sh` runs them.
-    public static let names = ["requests", "sightings", "batches", "fixes", "envelopes", "replies", "catalog", "options"]
+    public static let names = ["requests", "sightings", "batches", "fixes", "envelopes", "replies", "catalog", "options", "tnetstrings", "zhttp"]
 
     /// A new instance of the target called `name`, or nil.
     public static func make(_ name: String) -> FuzzTarget? {
@@ -45,6 +45,8 @@ public enum FuzzTargets {
         case "replies": EnvelopeTargets.replies()
         case "catalog": CatalogTarget.make()
         case "options": OptionsTarget.make()
+        case "tnetstrings": EdgeTargets.tnetstrings()
+        case "zhttp": EdgeTargets.zhttp()
         default: nil
         }
     }
