@@ -9,6 +9,7 @@ public struct EdgeCall: Sendable {
     /// The path parameters by name, for session actions and logs.
     public let pathParameters: [String: String]
 
+    /// A matched route and what it calls with.
     public init(route: Route, body: [UInt8], pathParameters: [String: String]) {
         self.route = route
         self.action = route.action

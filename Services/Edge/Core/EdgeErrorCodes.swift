@@ -24,6 +24,7 @@ extension ErrorCode {
 
 /// The edge's own codes, for the tests and the manual that must list each.
 public enum EdgeErrorCodes {
+    /// Each code the edge answers with itself.
     public static let all: [ErrorCode] = [.httpNotFound, .httpMethodNotAllowed, .httpUnsupportedMediaType, .httpURITooLong,
                                           .httpHeadersTooLarge, .httpUnauthenticated, .httpRateLimited, .httpServiceUnavailable]
 }

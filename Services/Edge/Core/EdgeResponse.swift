@@ -4,6 +4,7 @@ public struct EdgeResponse: Sendable, Equatable {
     public var headers: [(String, String)]
     public var body: [UInt8]
 
+    /// An answer as given.
     public init(status: Int, headers: [(String, String)], body: [UInt8]) {
         self.status = status
         self.headers = headers
@@ -15,6 +16,7 @@ public struct EdgeResponse: Sendable, Equatable {
         EdgeResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
     }
 
+    /// The same status, fields in order, and body.
     public static func == (lhs: EdgeResponse, rhs: EdgeResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.headers.map { "\($0.0): \($0.1)" } == rhs.headers.map { "\($0.0): \($0.1)" }
     }

@@ -10,6 +10,7 @@ import Policy
 public struct EdgeRouter: Sendable {
     public let routes: [Route]
 
+    /// A router over `routes` (the `/v1` table unless a test gives others).
     public init(routes: [Route] = RouteTable.v1) {
         self.routes = routes
     }

@@ -6,6 +6,7 @@ import Policy
 /// request and reply bodies name the op's body types (`Shared/Messages/Requests`, described
 /// member by member in PROTOCOL.md §5).
 public enum OpenAPIDocument {
+    /// The OpenAPI version the document follows.
     public static let version = "3.1.0"
 
     /// The document for `routes`.

@@ -1,10 +1,12 @@
 /// A value a route reads from the path, the query or a header field, the op body member it goes
 /// to, and its type (which decides how it is written into the JSON body and how it is bounded).
 public struct Parameter: Sendable, Equatable {
+    /// Where in the request the value is.
     public enum Location: String, Sendable {
         case path, query, header
     }
 
+    /// The value's type.
     public enum Kind: Sendable, Equatable {
         /// Text of at most this many UTF-8 bytes; a JSON string.
         case string(maxBytes: Int)
@@ -27,6 +29,7 @@ public struct Parameter: Sendable, Equatable {
     /// a ticket id is an order id and a station.
     public static let maxPathBytes = 160
 
+    /// A parameter; `member` defaults to `name`.
     public init(_ name: String, in location: Location, _ kind: Kind, required: Bool = false, member: String? = nil, summary: String = "") {
         self.name = name
         self.location = location

@@ -13,10 +13,12 @@ public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
     /// Header fields the status calls for (`Allow` on 405, `WWW-Authenticate` on 401).
     public let headers: [(String, String)]
 
+    /// A problem of one of the platform's codes; its status follows from the code.
     public init(_ code: ErrorCode, _ detail: String, details: [String: String]? = nil, headers: [(String, String)] = []) {
         self.init(code: code.rawValue, detail: detail, details: details, headers: headers)
     }
 
+    /// A problem of a code as a string (a service's, which this build may not know: 500).
     public init(code: String, detail: String, details: [String: String]? = nil, headers: [(String, String)] = []) {
         self.code = code
         self.status = ProblemStatus.status(of: code)
@@ -30,11 +32,13 @@ public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         self.init(code: error.code, detail: error.message, details: error.details)
     }
 
+    /// The same code, status, detail, details and fields.
     public static func == (lhs: Problem, rhs: Problem) -> Bool {
         lhs.code == rhs.code && lhs.status == rhs.status && lhs.detail == rhs.detail && lhs.details == rhs.details
             && lhs.headers.map { "\($0.0): \($0.1)" } == rhs.headers.map { "\($0.0): \($0.1)" }
     }
 
+    /// RFC 9457's media type.
     public static let contentType = "application/problem+json"
 
     /// The problem type URI of a code: a URN, since the codes are documented, not served.

@@ -16,6 +16,7 @@ public enum ProblemStatus {
         statuses[code] ?? 500
     }
 
+    /// Code → status, for every code declared in `ServiceError.swift` and `EdgeErrorCodes`.
     public static let statuses: [String: Int] = [
         // Wire level.
         ErrorCode.malformed.rawValue: 400,

@@ -10,10 +10,14 @@ public struct RequestTarget: Sendable, Equatable {
     /// Query parameters in order, names unique.
     public var query: [(name: String, value: String)]
 
+    /// More segments than any route has: 404 without reading them.
     public static let maxSegments = 16
+    /// More than any route takes, with room: 422 beyond.
     public static let maxQueryParameters = 32
+    /// The longest query value (the URI is bounded too).
     public static let maxQueryValueBytes = 1_024
 
+    /// The same segments and parameters in the same order.
     public static func == (lhs: RequestTarget, rhs: RequestTarget) -> Bool {
         lhs.segments == rhs.segments && lhs.query.map { "\($0.name)=\($0.value)" } == rhs.query.map { "\($0.name)=\($0.value)" }
     }

@@ -5,6 +5,7 @@ import Policy
 /// does (an op, a session action, the OpenAPI document), who may call it, and where each member
 /// of the op's body comes from: the path, the query, a header, a constant, or the JSON body.
 public struct Route: Sendable {
+    /// The methods routes use.
     public enum Method: String, Sendable, CaseIterable {
         case get = "GET", post = "POST", put = "PUT", delete = "DELETE"
     }
@@ -72,6 +73,7 @@ public struct Route: Sendable {
     /// The schema name of the success body (`OrderView`), as the op's reply body is called in `Shared/Messages/Requests`.
     public let reply: String
 
+    /// A route; its path parameters are read from `path`, each a string of at most `Parameter.maxPathBytes`.
     public init(_ method: Method, _ path: String, _ action: Action, access: Access, summary: String, query: [Parameter] = [],
                 headers: [Parameter] = [], body: Body = .none, constants: [(String, JSONValue)] = [], reply: String) {
         self.method = method

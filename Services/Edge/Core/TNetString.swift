@@ -17,6 +17,7 @@ public enum TNetString: Sendable, Equatable {
     /// A string value from text.
     public static func text(_ value: String) -> TNetString { .bytes(Array(value.utf8)) }
 
+    /// Equal values; dictionary members compared in order.
     public static func == (lhs: TNetString, rhs: TNetString) -> Bool {
         switch (lhs, rhs) {
         case (.bytes(let a), .bytes(let b)): a == b

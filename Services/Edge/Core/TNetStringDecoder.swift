@@ -8,6 +8,7 @@ import Foundation
 public struct TNetStringDecoder: Sendable {
     public let limits: TNetStringLimits
 
+    /// A decoder holding every input to `limits`.
     public init(limits: TNetStringLimits) {
         self.limits = limits
     }

@@ -30,6 +30,7 @@ public struct TNetStringError: Error, Sendable, Equatable, CustomStringConvertib
     /// Where in the input the problem was found.
     public let offset: Int
 
+    /// A refusal at byte `offset`.
     public init(_ code: Code, _ message: String, at offset: Int) {
         self.code = code
         self.message = message
@@ -50,6 +51,7 @@ public struct TNetStringLimits: Sendable, Equatable {
     /// Digits of a length prefix, and characters of an integer or float.
     public var maxNumberBytes: Int
 
+    /// Limits as given; numbers default to 20 characters (a 64-bit integer's).
     public init(maxBytes: Int, maxDepth: Int, maxElements: Int, maxStringBytes: Int, maxNumberBytes: Int = 20) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth

@@ -17,7 +17,9 @@ public struct ZhttpLimits: Sendable, Equatable {
     /// The tnetstring's own bounds (the whole frame, depth, element count, string length).
     public var tnetstring = TNetStringLimits.zhttp
 
+    /// The standard limits.
     public init() {}
 
+    /// The limits the edge runs with.
     public static let standard = ZhttpLimits()
 }

@@ -22,6 +22,7 @@ public struct ZhttpRequest: Sendable, Equatable {
     public var body: [UInt8]
     public var peerAddress: String?
 
+    /// A request as given (tests, seeds, a fake Pushpin).
     public init(id: [UInt8], from: [UInt8]? = nil, method: String, uri: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], peerAddress: String? = nil) {
         self.id = id
         self.from = from

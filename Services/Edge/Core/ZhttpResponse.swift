@@ -12,6 +12,7 @@ public struct ZhttpResponse: Sendable, Equatable {
     public var headers: HTTPHeaders
     public var body: [UInt8]
 
+    /// A response as given.
     public init(id: [UInt8], from: [UInt8]? = nil, code: Int, reason: String, headers: HTTPHeaders, body: [UInt8]) {
         self.id = id
         self.from = from
