@@ -85,7 +85,7 @@ let package = Package(
                     path: "Tests/IngestServerTests"),
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
-        .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests"),
+        .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime", "Campus"], path: "Tests/LoadTestKitTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),

@@ -14,7 +14,7 @@ enum EdgeTargets {
     /// the very bytes it came from.
     static func tnetstrings() -> FuzzTarget {
         FuzzTarget("tnetstrings", "any bytes through the tnetstring decoder (zmq-http's and tight limits); what it reads encodes back to the same value and bytes",
-                   seeds: { zhttpSeeds().map { Data($0.dropFirst()) } + scalarSeeds() }) { input in
+                   seeds: { (zhttpSeeds() + captured()).map { Data($0.dropFirst()) } + scalarSeeds() }) { input in
             for limits in [TNetStringLimits.zhttp, tight] {
                 let value: TNetString
                 do {
@@ -44,7 +44,7 @@ enum EdgeTargets {
         var limits = ZhttpLimits.standard
         limits.tnetstring = TNetStringLimits(maxBytes: 200_000, maxDepth: 8, maxElements: 512, maxStringBytes: 100_000)
         return FuzzTarget("zhttp", "zmq-http request packets and the HTTP requests in them through the /v1 route table, for every role",
-                          seeds: { zhttpSeeds() + requestSeeds() }) { input in
+                          seeds: { zhttpSeeds() + captured() + requestSeeds() }) { input in
             let request: ZhttpRequest
             if input.first == UInt8(ascii: "T") {
                 do {
@@ -116,6 +116,13 @@ enum EdgeTargets {
         case .dictionary(let members): members.contains { containsFloat($0.value) }
         default: false
         }
+    }
+
+    /// Requests as Pushpin 1.36 sent them, captured for `PushpinCaptureTests`.
+    static func captured() -> [Data] {
+        let folder = Seeds.repositoryRoot.appendingPathComponent("Tests/EdgeCoreTests/Fixtures")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".zhttp") }.sorted().compactMap { try? Data(contentsOf: folder.appendingPathComponent($0)) }
     }
 
     static func scalarSeeds() -> [Data] {
