@@ -116,3 +116,24 @@ struct ZhttpPacketTests {
         #expect(problem.status == 400 || problem.status == 431)
     }
 }
+
+@Suite("ROUTER envelopes: routing frames, the delimiter, one zmq-http frame")
+struct ZhttpEnvelopeTests {
+    @Test("a message as Pushpin's DEALER reaches a ROUTER splits, and the answer keeps its routing frames")
+    func split() throws {
+        let identity = Data([0, 1, 2, 3, 4])
+        let frame = ZhttpRequest(id: [9], method: "GET", uri: "/v1/menu").frame
+        let envelope = try #require(ZhttpEnvelope(frames: [identity, Data(), frame]))
+        #expect(envelope.routing == [identity] && envelope.frame == frame)
+        let answer = EdgeResponse.json([]).zhttp(answering: [9])
+        #expect(envelope.reply(answer) == [identity, Data(), answer.frame])
+    }
+
+    @Test("messages without a delimiter, without routing, with too much routing or extra frames are not answerable", arguments: [
+        [Data("T".utf8)], [Data(), Data("T".utf8)], [Data([1]), Data("T".utf8)], [Data([1]), Data(), Data("T".utf8), Data("x".utf8)],
+        [Data([1]), Data([2]), Data([3]), Data([4]), Data([5]), Data(), Data("T".utf8)], [Data([1]), Data()],
+    ])
+    func refused(_ frames: [Data]) {
+        #expect(ZhttpEnvelope(frames: frames) == nil)
+    }
+}
