@@ -107,6 +107,9 @@ struct EdgeRefusalTests {
         var headers = Self.json
         headers.append("Idempotency-Key", "k-00000001")
         #expect(problem("POST", "/v1/orders", body: body, headers: headers) == nil)
+        var repeated = headers
+        repeated.append("idempotency-key", "k-00000002")
+        #expect(problem("POST", "/v1/orders", body: body, headers: repeated)?.status == 422, "two keys: which one counts?")
         let twice = problem("POST", "/v1/orders", body: #"{"idempotencyKey":"other-key","channel":"app"}"#, headers: headers)
         #expect(twice?.status == 422 && twice?.detail.contains("Idempotency-Key") == true)
     }

@@ -31,7 +31,12 @@ public struct EdgeRouter: Sendable {
             switch parameter.location {
             case .path: text = path[parameter.name]
             case .query: text = target.queryValue(parameter.name)
-            case .header: text = headers[parameter.name]
+            case .header:
+                // Two fields of one name may not both count: which one would the service see?
+                guard headers.values(parameter.name).count <= 1 else {
+                    throw Problem(.invalidField, "header \(parameter.name) is given more than once")
+                }
+                text = headers[parameter.name]
             }
             guard let text else {
                 if parameter.required { throw Problem(.invalidField, "missing \(parameter.location.rawValue) parameter \(parameter.name)") }
