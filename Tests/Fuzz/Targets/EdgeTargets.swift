@@ -43,8 +43,13 @@ enum EdgeTargets {
         let router = EdgeRouter()
         var limits = ZhttpLimits.standard
         limits.tnetstring = TNetStringLimits(maxBytes: 200_000, maxDepth: 8, maxElements: 512, maxStringBytes: 100_000)
-        return FuzzTarget("zhttp", "zmq-http request packets and the HTTP requests in them through the /v1 route table, for every role",
-                          seeds: { zhttpSeeds() + captured() + requestSeeds() }) { input in
+        return FuzzTarget("zhttp", "zmq-http request packets and the HTTP requests in them through the /v1 route table, for every role; service replies as the edge passes them on",
+                          seeds: { zhttpSeeds() + captured() + requestSeeds() + Seeds.examples(kind: "reply") }) { input in
+            // The same bytes as a service's reply: passed on only as one JSON object.
+            let answer = ServiceExchange.response(toReply: input, from: "fuzz")
+            if answer.status == 200, !((try? JSONSerialization.jsonObject(with: Data(answer.body))) is [String: Any]) {
+                return "a reply's body passed on that is not a JSON object: \(String(decoding: answer.body.prefix(200), as: UTF8.self))"
+            }
             let request: ZhttpRequest
             if input.first == UInt8(ascii: "T") {
                 do {
