@@ -11,6 +11,7 @@ public enum RouteTable {
     /// Every route of `/v1`.
     public static let v1: [Route] = meta + sessions + devices + ordering + kitchen
 
+    /// The API describing itself.
     static let meta: [Route] = [
         Route(.get, "/v1/openapi.json", .openAPI, access: .anyone, summary: "This API described as OpenAPI 3.1", reply: "OpenAPIDocument"),
     ]
@@ -36,6 +37,7 @@ public enum RouteTable {
     static let stationFilter = Parameter.query("station", .string(maxBytes: 64), summary: "one station")
     static let includeDone = Parameter.query("includeDone", .boolean, summary: "also what is finished")
 
+    /// A phone's device and user: registration, location, inbox, reminders, claims, preference.
     static let devices: [Route] = [
         Route(.put, "/v1/devices/{deviceId}/registration", .op(Op.deviceRegister), access: .roles([.phone]),
               summary: "Register the device for notifications (each call is a launch)", body: .object(schema: "RegisterDevice", required: true), reply: "Registration"),
