@@ -61,6 +61,11 @@ let package = Package(
     + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
     + service("NotificationService", executable: "notification-service", prefix: "Notify")
     + [
+        // The HTTP edge's pure core: the tnetstring codec, zmq-http packets, the /v1 route table and
+        // its OpenAPI document, problems. No sockets, no SQL; the edge server builds on it.
+        .target(name: "EdgeCore", dependencies: ["Messages", "Policy"], path: "Services/Edge/Core"),
+    ]
+    + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl", exclude: ["README.md"]),
         // load-test's drivers, reports and commands, a library its tests import; the executable only dispatches.
         .target(name: "LoadTestKit", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Policy", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
@@ -71,7 +76,8 @@ let package = Package(
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
-                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity"], path: "Tests/Fuzz/Targets"),
+                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity", "EdgeCore", "Policy"],
+                path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
         .testTarget(name: "CoreTests", dependencies: ["TestSupport", "BusCore", "BeaconIngestCore", "RegionMonitorCore", "OrderCore", "KitchenCore", "NotifyCore", "Messages", "Policy", "Campus"], path: "Tests/CoreTests"),
@@ -84,6 +90,7 @@ let package = Package(
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "IdentityTests", dependencies: ["TestSupport", "Identity", "Messages", "SQLite"], path: "Tests/IdentityTests"),
+        .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime", "Campus"], path: "Tests/LoadTestKitTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),
