@@ -24,8 +24,8 @@ public struct Request<Body: Codable & Sendable>: Codable, Sendable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         op = try c.decode(String.self, forKey: .op)
         id = try c.decodeIfPresent(String.self, forKey: .id) ?? ""
-        // An op without parameters may leave the body out.
-        if Body.self == Empty.self, !c.contains(.body) {
+        // An op without parameters may leave the body out; `null` is read as absent (§1).
+        if Body.self == Empty.self, try !c.contains(.body) || c.decodeNil(forKey: .body) {
             body = Empty() as! Body
         } else {
             body = try c.decode(Body.self, forKey: .body)
