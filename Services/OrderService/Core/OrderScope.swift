@@ -48,7 +48,7 @@ public enum OrderScope {
     }
 
     /// `order.claim` as `caller`: a phone moves only its own device's App Clip orders, and only to
-    /// its own user.
+    /// its own user (ids it leaves out are its key's).
     public static func claim(_ request: ClaimOrdersRequest, caller: Caller) throws(ServiceError) -> ClaimOrdersRequest {
         ClaimOrdersRequest(deviceId: try caller.actingDevice(required: request.deviceId), userId: try caller.actingUser(required: request.userId))
     }
