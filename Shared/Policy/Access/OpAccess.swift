@@ -38,9 +38,9 @@ public enum OpAccess {
         Op.windowsList: Rule(roles: [.phone, .kiosk, .operator], scope: "kiosk: its café"),
         Op.windowReserve: Rule(roles: [.phone, .kiosk], scope: "phone: as its own user, or a guest's place; kiosk: guest places at its café"),
         Op.orderPlace: Rule(roles: [.phone, .kiosk], scope: "phone: app or App Clip, as its own user and device (an App Clip order stays a guest's until claimed); kiosk: guest orders at its café"),
-        Op.orderGet: Rule(roles: [.phone, .kiosk, .kitchen, .operator], scope: "phone: its own orders; kiosk, kitchen: orders at its café"),
+        Op.orderGet: Rule(roles: [.phone, .kiosk, .kitchen, .operator], scope: "phone: its own orders; kiosk: guest orders at its café; kitchen: orders at its café"),
         Op.orderCancel: Rule(roles: [.phone, .kiosk, .kitchen], scope: "phone: its own orders, by customer; kiosk: guest orders at its café; kitchen: by kitchen, at its café"),
-        Op.orderPickup: Rule(roles: [.kiosk, .kitchen], scope: "orders at its café"),
+        Op.orderPickup: Rule(roles: [.kiosk, .kitchen], scope: "kiosk: guest orders at its café; kitchen: orders at its café"),
         Op.orderHistory: Rule(roles: [.phone, .operator], scope: "phone: its own orders"),
         Op.orderClaim: Rule(roles: [.phone], scope: "to its own user, from its own device"),
 
