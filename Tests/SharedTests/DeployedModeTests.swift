@@ -138,11 +138,20 @@ struct DeployedModeTests {
         #expect(throws: SecurityError.self) { try folder.keyPair(named: "phone-ana") }
     }
 
+    @Test("the registry holds the HTTP edge's key, without a scope")
+    func edgeKey() throws {
+        let key = try CurveKeyPair.generate().publicKey
+        let registry = try KeyRegistry(text: "\(key) edge edge\n")
+        #expect(registry.principal(named: "edge")?.role == .edge)
+        #expect(registry.principal(named: "edge")?.summary == "edge edge")
+    }
+
     @Test("the registry refuses bad lines, naming the line", arguments: [
         ("x bus service service=bus", "not a 40-character"),
         ("KEY phone-1 phone device=D", "needs device"),
         ("KEY k kitchen", "needs cafe"),
         ("KEY o operator cafe=macs", "no scope"),
+        ("KEY e edge user=alice", "no scope"),
         ("KEY s service service=mallory", "service key needs"),
         ("KEY p wizard", "unknown role"),
         ("KEY p phone device=D user=U colour=red", "unknown or repeated scope"),

@@ -10,9 +10,20 @@ import Messages
 public struct Caller: Sendable, Equatable {
     /// nil for the plain-mode developer.
     public let principal: Principal?
+    /// The connection's own principal when the request acts on behalf of `principal` (the HTTP
+    /// edge's key, or nil for the plain-mode developer); nil when the connection is `principal` itself.
+    public let via: Principal?
+    /// Whether the request names an on-behalf-of principal (`via` is nil for the developer's).
+    public let onBehalf: Bool
 
     public init(principal: Principal?) {
+        self.init(principal: principal, via: nil, onBehalf: false)
+    }
+
+    init(principal: Principal?, via: Principal?, onBehalf: Bool) {
         self.principal = principal
+        self.via = via
+        self.onBehalf = onBehalf
     }
 
     /// The plain-mode caller: trusted with every op, as on a developer's loopback.
