@@ -75,8 +75,8 @@ public struct Caller: Sendable, Equatable {
     /// The refusal of a body that leaves out an identity nothing else supplies.
     private func missing(_ field: String, what: String) -> ServiceError {
         guard principal?.role == .phone else { return ServiceError(.invalidField, "missing field body.\(field)") }
-        // A guest phone (an App Clip session) has a device and no user.
-        return ServiceError(.invalidField, "missing field body.\(field): \(name) acts for no \(what), so the body must name one")
+        // A guest phone (an App Clip session) has a device and no user, and may name no other.
+        return ServiceError(.invalidField, "missing field body.\(field): \(name) acts for no \(what) (a guest), and this op needs one")
     }
 
     /// Refuses a kiosk or kitchen acting at a café that is not its own. Other roles pass.
