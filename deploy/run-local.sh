@@ -6,7 +6,8 @@
 #
 # --secure runs deployed mode: CURVE on every socket, every caller known by its key. The keys live
 #   in DIR/keys (made once with `cafectl keys init`, plus demo principals: phone-alice, the phone
-#   of user alice with device phone-1; kitchen-macs and kiosk-macs at caffe-macs). Every
+#   of user alice with device phone-1; kitchen-macs and kiosk-macs at caffe-macs; edge, the HTTP
+#   edge's own key, which acts only on behalf of the principals it authenticates). Every
 #   process gets --security deployed --keys DIR/keys; the script waits for health as the operator
 #   and prints the cafectl flags to act as each principal.
 # --bin uses the executables already built in DIR instead of building.
@@ -50,6 +51,7 @@ if [ "$secure" -eq 1 ]; then
   registered phone-alice || "$bin/cafectl" keys add "$keys" phone-alice --role phone --device phone-1 --user alice >&2
   registered kitchen-macs || "$bin/cafectl" keys add "$keys" kitchen-macs --role kitchen --cafe caffe-macs >&2
   registered kiosk-macs || "$bin/cafectl" keys add "$keys" kiosk-macs --role kiosk --cafe caffe-macs >&2
+  registered edge || "$bin/cafectl" keys add "$keys" edge --role edge >&2
   security=(--security deployed --keys "$keys")
   as_operator=(--keys "$keys" --as operator)
 fi
@@ -101,6 +103,7 @@ Deployed mode (CURVE): every cafectl command needs --keys and --as; a client wit
   phone:          --keys $keys --as phone-alice     user alice, device phone-1 (--user/--device default to them)
   kitchen:        --keys $keys --as kitchen-macs    kds commands at caffe-macs
   kiosk:          --keys $keys --as kiosk-macs      guest orders at caffe-macs
+  edge:           --keys $keys --as edge            the HTTP edge's key: health as itself, or any op on behalf of a phone, kiosk or kitchen (onBehalfOf)
   load-test:      --keys $keys --as operator        (mints its own gateway, phone and kitchen keys)
 More keys: $bin/cafectl keys add $keys NAME --role R …   revoke: $bin/cafectl keys revoke $keys NAME
 MSG

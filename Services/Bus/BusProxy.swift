@@ -61,11 +61,13 @@ final class BusProxy {
         }
 
         let router = RequestRouter(logger: logger)
-        router.on(Op.health, Empty.self) { [unowned self] _ in
+        router.on(Op.health, Empty.self) { [unowned self, unowned router] _ in
             var details = ["xsub": config[BusOptions.xsub], "xpub": config[BusOptions.xpub], "forwarded": "\(forwarded)",
                            "subscriptionChanges": "\(subscriptionChanges)"]
             details.merge(security.healthDetails) { _, new in new }
             details.merge(ProcessUsage.healthDetails) { _, new in new }
+            details["auth.refused"] = "\(router.refusals)"
+            details["auth.refused.onBehalfOf"] = "\(router.onBehalfOfRefusals)"
             if let gates {
                 details.merge(gates.subscriptions.healthDetails) { _, new in new }
                 details.merge(gates.publications.healthDetails) { _, new in new }

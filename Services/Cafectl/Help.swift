@@ -13,7 +13,7 @@ operator:
 keys (deployed mode; DIR is the campus key folder every process reads):
   cafectl keys init DIR [--owner UID[:GID]]      a key for every service instance (compose's shards too) and "operator"
   cafectl keys add DIR NAME --role R [--device D --user U | --cafe C | --service S] [--owner UID[:GID]]
-                      roles: service (--service), phone (--device and --user), kiosk and kitchen (--cafe), gateway, operator
+                      roles: service (--service), phone (--device and --user), kiosk and kitchen (--cafe), gateway, operator, edge (the HTTP edge's own key)
   cafectl keys revoke DIR NAME                    running processes refuse NAME within a second (at once on SIGHUP)
   cafectl keys list DIR [--json]                  name, role, scope and public key; secret keys are never printed
 

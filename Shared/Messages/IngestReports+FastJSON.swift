@@ -24,7 +24,7 @@ extension IngestReport: FastJSONDecodable {
             default: nil
             }
         }
-        guard ok, let deviceId else { return nil }
+        guard ok else { return nil }
         return IngestReport(deviceId: deviceId, status: status, sightings: sightings, fixes: fixes)
     }
 }

@@ -62,7 +62,14 @@ public final class RequestClient {
 
     /// Calls `op` with `body`; returns the reply body or throws the service's `ServiceError`.
     public func call<Body: Codable & Sendable, Result: Codable & Sendable>(_ op: String, _ body: Body, as result: Result.Type) throws -> Result {
-        let frame = Wire.encode(Request(op: op, body: body))
+        try call(op, body, onBehalfOf: nil, as: result)
+    }
+
+    /// Calls `op` with `body` on behalf of `principal`: the HTTP edge's way to act for the session
+    /// it authenticated (only an edge key's request may name one; PROTOCOL.md §7).
+    public func call<Body: Codable & Sendable, Result: Codable & Sendable>(_ op: String, _ body: Body, onBehalfOf principal: OnBehalfOf?,
+                                                                          as result: Result.Type) throws -> Result {
+        let frame = Wire.encode(Request(op: op, onBehalfOf: principal, body: body))
         let reply = try send(raw: frame)
         return try Wire.decodeReply(reply, body: Result.self).get()
     }

@@ -12,11 +12,15 @@ import ZeroMQ
 ///
 /// Before a handler runs, the caller's role must be one `OpAccess` opens the op to (deployed
 /// mode; the plain-mode developer passes). An op open to a scoped role (phone, kiosk, kitchen)
-/// must be registered with a handler that takes the `Caller`, which checks the scope.
+/// must be registered with a handler that takes the `Caller`, which checks the scope. A request
+/// naming an `onBehalfOf` principal runs as that principal when its connection is the HTTP edge's
+/// key (`Caller.acting(onBehalfOf:)`), and is refused from any other key before anything else.
 public final class RequestRouter {
     private var routes: [String: (Data, Caller) throws -> Data] = [:]
     /// Requests refused with `auth.forbidden`, since start.
     public private(set) var refusals = 0
+    /// Of those, requests naming an on-behalf-of principal from a key that is not the edge's.
+    public private(set) var onBehalfOfRefusals = 0
     private let logger: Logger
     /// Requests larger than this are refused unread.
     public var maxRequestBytes: Int
@@ -52,11 +56,18 @@ public final class RequestRouter {
     }
 
     /// The reply to one request frame from `caller`. Never throws: every failure becomes an error reply.
-    public func handle(_ frame: Data, caller: Caller = .developer) -> Data {
+    public func handle(_ frame: Data, caller connection: Caller = .developer) -> Data {
         var op = "?"
+        var caller = connection
         do {
             let head = try Wire.decodeRequestHead(frame, maxBytes: maxRequestBytes)
             op = Quoting.cut(head.op)
+            do {
+                caller = try connection.acting(onBehalfOf: head.onBehalfOf)
+            } catch {
+                if error.code == ErrorCode.forbidden.rawValue { onBehalfOfRefusals += 1 }
+                throw error
+            }
             guard let route = routes[head.op] else {
                 throw ServiceError(.unknownOp, "unknown op \(Quoting.quoted(head.op)); this service answers: \(ops.joined(separator: ", "))")
             }
@@ -65,7 +76,9 @@ public final class RequestRouter {
         } catch let error as ServiceError {
             if error.code == ErrorCode.forbidden.rawValue {
                 refusals += 1
-                logger.warning("request refused", ["op": op, "principal": caller.name, "role": caller.role?.rawValue ?? "developer", "error.message": error.message])
+                var fields = ["op": op, "principal": caller.name, "role": caller.role?.rawValue ?? "developer", "error.message": error.message]
+                if caller.onBehalf { fields["via"] = connection.name }
+                logger.warning("request refused", fields)
                 return Self.errorReply(error)
             }
             logger.debug("request refused", ["op": op, "error.code": error.code, "error.message": error.message])

@@ -25,8 +25,8 @@ struct NotifyRequestRulesTests {
     }
 
     @Test("a registration is a launch: an App Clip's grant runs 8 hours from it")
-    func launch() {
-        let registration = NotifyRequestRules.registration(Self.register(), now: t0)
+    func launch() throws {
+        let registration = try NotifyRequestRules.registration(Self.register(), now: t0)
         #expect(registration.launchedAt == t0 && registration.grantExpiresAt == .at(8 * 3600))
         #expect(registration.deviceId == "phone-1" && registration.userId == "alice" && registration.language == "de-CH")
     }

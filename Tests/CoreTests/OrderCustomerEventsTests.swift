@@ -37,14 +37,14 @@ struct OrderCustomerEventsTests {
         (ClaimOrdersRequest(deviceId: "clip-phone", userId: ""), "request.invalidField"),
     ])
     func claimFields(request: ClaimOrdersRequest, code: String?) {
-        #expect(errorCode { () throws(ServiceError) in try OrderCustomerEvents.checkClaim(request) } == code)
+        #expect(errorCode { () throws(ServiceError) in _ = try OrderCustomerEvents.checkClaim(request) } == code)
     }
 
     @Test("signing in moves the guest's App Clip orders only, each audited, announced and remembered as a café used before")
     func claim() {
         let orders = [F.order(.accepted, id: "clip-1", channel: .appClip, userId: nil), F.order(.ready, id: "kiosk-1", channel: .kiosk, userId: nil),
                       F.order(.pickedUp, id: "clip-2", channel: .appClip, userId: nil), F.order(.accepted, id: "clip-3", channel: .appClip, userId: "eve")]
-        let effects = OrderCustomerEvents.claim(ClaimOrdersRequest(deviceId: "phone-1", userId: "dana"), orders: orders, now: t0)
+        let effects = OrderCustomerEvents.claim(userId: "dana", orders: orders, now: t0)
         #expect(effects.map(\.order.orderId) == ["clip-1", "clip-2"])
         #expect(effects.allSatisfy { $0.order.userId == "dana" })
         let first = effects.first

@@ -68,12 +68,14 @@ struct OrderScopeTests {
         #expect(scoped.userId == "ann" && scoped.deviceId == "phone-1")
     }
 
-    @Test("reaching an order: a phone its own (by user or device), a kiosk or kitchen its café's; unknown and another's answer alike", arguments: [
+    @Test("reaching an order: a phone its own (by user or device), a kiosk its café's guest orders, a kitchen its café's; unknown and another's answer alike", arguments: [
         ("owner by user", C.make("ann-tablet", .phone, device: "tablet-9", user: "ann"), F.order(.accepted), true),
         ("owner by device", C.make("guest", .phone, device: "phone-1", user: "guest-1"), F.order(.accepted, userId: nil), true),
         ("another phone", C.bobPhone, F.order(.accepted), false),
-        ("kiosk at the café", C.macsKiosk, F.order(.accepted), true),
-        ("kiosk of another café", C.parmerKiosk, F.order(.accepted), false),
+        ("kiosk, a guest order at the café", C.macsKiosk, F.order(.accepted, channel: .kiosk, userId: nil, deviceId: nil), true),
+        ("kiosk, a phone's app order at the café", C.macsKiosk, F.order(.accepted), false),
+        ("kiosk, a guest's App Clip order at the café", C.macsKiosk, F.order(.accepted, channel: .appClip, userId: nil), false),
+        ("kiosk of another café, a guest order", C.parmerKiosk, F.order(.accepted, channel: .kiosk, userId: nil, deviceId: nil), false),
         ("kitchen at the café", C.macsKitchen, F.order(.accepted), true),
         ("kitchen of another café", C.parmerKitchen, F.order(.accepted), false),
         ("operator", C.operatorKey, F.order(.accepted), true),

@@ -57,6 +57,21 @@ struct IngestAccessTests {
         #expect(try h.health()["auth.refused"] == "6")
     }
 
+    @Test("a device left out: a phone's report is its key's device; a gateway's report or batch without one is a missing field and stores nothing")
+    func leftOutDevice() throws {
+        let h = try IngestHarness()
+        let own = try h.call(Op.ingestReport, IngestReport(deviceId: nil, status: IngestHarness.status(.always)), as: IngestResult.self, caller: Callers.phone("walker"))
+        #expect(own.accepted == 1)
+        let before = try h.snapshot()
+        #expect(before == ["walker=always", "event walker always"])
+        let report = serviceError { try h.call(Op.ingestReport, IngestReport(deviceId: nil, status: IngestHarness.status(.denied)), as: IngestResult.self, caller: Callers.gateway) }
+        #expect(report == ServiceError(.invalidField, "missing field body.deviceId"))
+        let batch = IngestBatch(reports: [IngestReport(deviceId: "pocket", status: IngestHarness.status(.always)), IngestReport(deviceId: nil, status: IngestHarness.status(.denied))])
+        let refused = serviceError { try h.call(Op.ingestBatch, batch, as: IngestBatchResult.self, caller: Callers.gateway) }
+        #expect(refused == ServiceError(.invalidField, "missing field body.reports[1].deviceId"))
+        #expect(try h.snapshot() == before, "nothing stored, no device.status published")
+    }
+
     @Test("ingest.batch: gateways only; a phone's batch, even of its own device, stores nothing")
     func batchIsForGateways() throws {
         let h = try IngestHarness()

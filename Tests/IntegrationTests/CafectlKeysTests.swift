@@ -54,7 +54,7 @@ struct CafectlKeysTests {
         #expect(mode(folder.keyPath("phone-alice")) == 0o600)
         let alice = try #require(try folder.registry().principal(named: "phone-alice"))
         #expect(alice.role == .phone && alice.deviceId == "D-alice" && alice.userId == "alice")
-        for (role, scope) in [("kitchen", ["--cafe", "caffe-macs"]), ("kiosk", ["--cafe", "caffe-macs"]), ("gateway", []), ("service", ["--service", "region-monitor"])] {
+        for (role, scope) in [("kitchen", ["--cafe", "caffe-macs"]), ("kiosk", ["--cafe", "caffe-macs"]), ("gateway", []), ("edge", []), ("service", ["--service", "region-monitor"])] {
             let result = try cafectl(["keys", "add", folder.path, "\(role)-1", "--role", role] + scope)
             #expect(result.status == 0, "\(role): \(result.err)")
             printed += result.out + result.err
@@ -95,6 +95,7 @@ struct CafectlKeysTests {
             (["keys", "add", folder.path, "phone-x", "--role", "phone", "--device", "D-x"], 2, "a phone key needs device=<id> user=<id>"),
             (["keys", "add", folder.path, "kitchen-x", "--role", "kitchen"], 2, "a kitchen key needs cafe=<id>"),
             (["keys", "add", folder.path, "op-x", "--role", "operator", "--cafe", "caffe-macs"], 2, "key has no scope"),
+            (["keys", "add", folder.path, "edge-x", "--role", "edge", "--user", "alice"], 2, "key has no scope"),
             (["keys", "add", folder.path, "x", "--role", "wizard"], 2, "--role must be one of"),
             (["keys", "add", folder.path, "-bad", "--role", "gateway"], 2, "is not a name"),
             (["keys", "add", folder.path, "x"], 2, "missing --role"),

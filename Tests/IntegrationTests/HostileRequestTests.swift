@@ -60,6 +60,21 @@ struct HostileRequestTests {
         for service in Self.requestSockets { #expect(platform.process(service)?.isRunning == true, "\(service) is running") }
     }
 
+    @Test("health with \"body\": null is answered by every request socket in plain mode: null is read as absent (PROTOCOL §1)")
+    func nullHealthBody() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.startAll()
+        let context = try Context()
+        let frame = Data(#"{"op":"health","id":"n","body":null}"#.utf8)
+        for service in Self.requestSockets {
+            let client = RequestClient(context: context, endpoint: platform.endpoint(service), timeoutMilliseconds: 5_000)
+            defer { client.close() }
+            let reply = try Wire.decodeReply(try client.send(raw: frame), body: HealthStatus.self)
+            #expect(reply.ok && reply.body?.status == "ok", "\(service): \(String(describing: reply.error))")
+        }
+    }
+
     @Test("envelopes nested 100 000 deep or with a seq beyond 2^63 - 1, on the bus and the fix channel, are dead-lettered; every process keeps running")
     func hostileEnvelopes() throws {
         let platform = try Platform()

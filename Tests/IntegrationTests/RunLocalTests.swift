@@ -37,12 +37,13 @@ struct RunLocalTests {
         try #require(started.status == 0, "\(started.out) \(started.err)")
         let keys = KeyFolder(data.appendingPathComponent("keys").path)
         let operatorFlags = ["--keys", keys.path, "--as", "operator"]
-        for principal in ["operator", "phone-alice", "kitchen-macs", "kiosk-macs"] {
+        for principal in ["operator", "phone-alice", "kitchen-macs", "kiosk-macs", "edge"] {
             #expect(started.err.contains("--keys \(keys.path) --as \(principal)"), "run-local.sh does not print the flags for \(principal):\n\(started.err)")
         }
         let registry = try keys.registry()
         #expect(registry.principal(named: "phone-alice").map { $0.role == .phone && $0.deviceId == "phone-1" && $0.userId == "alice" } == true)
         #expect(registry.principal(named: "kitchen-macs")?.cafeId == "caffe-macs" && registry.principal(named: "kiosk-macs")?.role == .kiosk)
+        #expect(registry.principal(named: "edge")?.role == .edge)
         // Every process runs deployed: the operator's health says so; a client without keys gets nothing.
         let health = try cafectl(["health"] + operatorFlags)
         #expect(health.status == 0, "\(health.out) \(health.err)")

@@ -10,25 +10,29 @@ import TestSupport
 /// order that does not exist and somebody else's get the same refusal; nothing is written.
 @Suite(.serialized)
 struct OrderScopeOrderTests {
-    @Test("order.get: the owner's phone, the café's kiosk and kitchen, the operator; another phone, another café refused alike for real and unknown ids")
+    @Test("order.get: the owner's phone, the café's kitchen, the operator; another phone, the café's kiosk, another café refused alike for real and unknown ids")
     func get() throws {
         let h = try OrderHarness()
         let order = try h.appOrder(as: Keys.ann).order
         let query = OrderQuery(orderId: order.orderId)
-        for caller in [Keys.ann, Keys.macsKiosk, Keys.macsKitchen, Keys.operatorKey] {
+        for caller in [Keys.ann, Keys.macsKitchen, Keys.operatorKey] {
             #expect(try h.call(Op.orderGet, query, as: caller, OrderView.self).order.orderId == order.orderId, "\(caller.name)")
         }
         // Ann on another of her devices reaches it by her user.
         #expect(try h.call(Op.orderGet, query, as: Keys.make("ann-tablet", .phone, device: "tablet-ann", user: "ann"), OrderView.self).order.userId == "ann")
-        for caller in [Keys.bob, Keys.coffeeKiosk, Keys.coffeeKitchen] {
+        // The café's kiosk reads its own guest orders only, never a phone's (its user and device).
+        for caller in [Keys.bob, Keys.macsKiosk, Keys.coffeeKiosk, Keys.coffeeKitchen] {
             let another = try h.expectForbidden(Op.orderGet, query, as: caller)
             let unknown = try h.expectForbidden(Op.orderGet, OrderQuery(orderId: "ord_nothing"), as: caller)
             #expect(another.replacingOccurrences(of: order.orderId, with: "ord_nothing") == unknown, "the refusal does not tell which: \(another)")
         }
         #expect(try h.refusal(Op.orderGet, OrderQuery(orderId: "ord_nothing"), as: Keys.operatorKey)?.code == "order.unknown")
+        let guest = try h.kioskGuestOrder(as: Keys.macsKiosk).order
+        #expect(try h.call(Op.orderGet, OrderQuery(orderId: guest.orderId), as: Keys.macsKiosk, OrderView.self).order.orderId == guest.orderId)
+        try h.expectForbidden(Op.orderGet, OrderQuery(orderId: guest.orderId), as: Keys.coffeeKiosk)
     }
 
-    @Test("order.pickup: the café's kiosk or kitchen hands a ready order over; another café's cannot")
+    @Test("order.pickup: the café's kitchen hands any ready order there over, its kiosk only a guest's; another café's cannot")
     func pickup() throws {
         let h = try OrderHarness()
         let first = try h.appOrder(as: Keys.ann).order
@@ -37,8 +41,11 @@ struct OrderScopeOrderTests {
         try h.makeReady(second.orderId)
         try h.expectForbidden(Op.orderPickup, OrderQuery(orderId: first.orderId), as: Keys.coffeeKitchen)
         try h.expectForbidden(Op.orderPickup, OrderQuery(orderId: first.orderId), as: Keys.coffeeKiosk)
+        try h.expectForbidden(Op.orderPickup, OrderQuery(orderId: first.orderId), as: Keys.macsKiosk)
+        try h.expectForbidden(Op.orderPickup, OrderQuery(orderId: second.orderId), as: Keys.coffeeKiosk)
         try h.expectForbidden(Op.orderPickup, OrderQuery(orderId: first.orderId), as: Keys.ann)
         try h.expectForbidden(Op.orderPickup, OrderQuery(orderId: first.orderId), as: Keys.operatorKey)
+        #expect(try h.service.loadOrder(first.orderId)?.state == .ready, "the refused hand-overs changed nothing")
         #expect(try h.call(Op.orderPickup, OrderQuery(orderId: first.orderId), as: Keys.macsKitchen, OrderView.self).order.state == .pickedUp)
         #expect(try h.call(Op.orderPickup, OrderQuery(orderId: second.orderId), as: Keys.macsKiosk, OrderView.self).order.state == .pickedUp)
     }

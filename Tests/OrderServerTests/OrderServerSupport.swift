@@ -24,7 +24,7 @@ final class ScriptedRegion: RegionQueries {
     func confirm(_ request: ConfirmLocation) throws -> LocationConfirmation {
         confirmations.append(request)
         let result = try confirmAnswer.get()
-        return LocationConfirmation(deviceId: request.deviceId, code: request.code, result: result, reason: result == .disallowed ? confirmReason : nil)
+        return LocationConfirmation(deviceId: request.deviceId ?? "", code: request.code, result: result, reason: result == .disallowed ? confirmReason : nil)
     }
 }
 

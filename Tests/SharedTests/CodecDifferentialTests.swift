@@ -138,7 +138,15 @@ struct CodecDifferentialTests {
         row("a time that is not RFC 3339", .report, .refused, [(#""horizontalAccuracy":12.5,"precise":true,"timestamp":"2026-01-01T00:00:00.000Z""#, #""horizontalAccuracy":12.5,"precise":true,"timestamp":"yesterday""#)]),
         row("no op", .report, .refused, [(#""op":"ingest.report","#, "")]),
         row("no body", .report, .refused, [(#","body":"#, #","bodies":"#)]),
-        row("no device id", .report, .refused, [(#""deviceId":"phone-1","#, "")]),
+        // A phone may leave its own device out: the service takes it from its key (a gateway's batch is refused without one).
+        row("no device id", .report, .fast, [(#""deviceId":"phone-1","#, "")]),
+        // The principal the HTTP edge acts for, read by the head's reader and the whole request's.
+        row("on behalf of a phone", .report, .fast, [(#""op":"ingest.report","#, #""op":"ingest.report","onBehalfOf":{"role":"phone","name":"s.1","userId":"ann","deviceId":"phone-1"},"#)]),
+        row("on behalf of a guest, userId null", .report, .foundation, [(#""op":"ingest.report","#, #""op":"ingest.report","onBehalfOf":{"role":"phone","name":"s","userId":null,"deviceId":"phone-1"},"#)]),
+        row("on behalf of, without a name", .report, .refused, [(#""op":"ingest.report","#, #""op":"ingest.report","onBehalfOf":{"role":"kiosk","cafeId":"caffe-macs"},"#)]),
+        row("on behalf of, a role of the wrong type", .report, .refused, [(#""op":"ingest.report","#, #""op":"ingest.report","onBehalfOf":{"role":7,"name":"s"},"#)]),
+        row("on behalf of, as text", .report, .refused, [(#""op":"ingest.report","#, #""op":"ingest.report","onBehalfOf":"phone-1","#)]),
+        row("on behalf of, a name twice", .report, .repeated, [(#""op":"ingest.report","#, #""op":"ingest.report","onBehalfOf":{"role":"phone","name":"a","name":"b"},"#)]),
         row("a sighting without rssi", .report, .refused, [(#""rssi":-61,"#, "")]),
         row("a huge rssi", .report, .refused, [("-61", "1e30")]),
         row("an rssi beyond Int64", .report, .refused, [("-61", "99999999999999999999")]),
@@ -233,9 +241,9 @@ struct CodecDifferentialTests {
     func differential(_ row: Row) {
         switch row.kind {
         case .report:
-            compare(Request<IngestReport>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
+            compare(Request<IngestReport>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf && $0.body == $1.body }
         case .batch:
-            compare(Request<IngestBatch>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
+            compare(Request<IngestBatch>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf && $0.body == $1.body }
         case .envelope:
             compare(Envelope.self, row, row.expect, malformed: .messageMalformed, same: ==)
             return
@@ -247,7 +255,7 @@ struct CodecDifferentialTests {
         case .repeated: .repeated
         default: nil
         }
-        compare(RequestHead.self, row, head, malformed: .malformed) { $0.op == $1.op && $0.id == $1.id }
+        compare(RequestHead.self, row, head, malformed: .malformed) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf }
     }
 
     @Test("a repeated name is named by its path")

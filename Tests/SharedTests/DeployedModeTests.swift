@@ -3,6 +3,7 @@ import Messages
 import Policy
 import ServiceRuntime
 import Testing
+import TestSupport
 import ZeroMQ
 
 /// The deployed-mode foundation in one process: keys in a folder, the registry, the ZAP handler,
@@ -137,11 +138,20 @@ struct DeployedModeTests {
         #expect(throws: SecurityError.self) { try folder.keyPair(named: "phone-ana") }
     }
 
+    @Test("the registry holds the HTTP edge's key, without a scope")
+    func edgeKey() throws {
+        let key = try CurveKeyPair.generate().publicKey
+        let registry = try KeyRegistry(text: "\(key) edge edge\n")
+        #expect(registry.principal(named: "edge")?.role == .edge)
+        #expect(registry.principal(named: "edge")?.summary == "edge edge")
+    }
+
     @Test("the registry refuses bad lines, naming the line", arguments: [
         ("x bus service service=bus", "not a 40-character"),
         ("KEY phone-1 phone device=D", "needs device"),
         ("KEY k kitchen", "needs cafe"),
         ("KEY o operator cafe=macs", "no scope"),
+        ("KEY e edge user=alice", "no scope"),
         ("KEY s service service=mallory", "service key needs"),
         ("KEY p wizard", "unknown role"),
         ("KEY p phone device=D user=U colour=red", "unknown or repeated scope"),
@@ -169,6 +179,22 @@ struct DeployedModeTests {
         #expect(try phone.actingUser(nil) == "U")
         #expect(throws: ServiceError.self) { try phone.actingUser("someone-else") }
         #expect(try op.actingUser("someone") == "someone")
+    }
+
+    @Test("an id the op needs: a phone's left-out id is its key's; anyone else leaving it out gets request.invalidField naming the field")
+    func requiredIdentity() throws {
+        let phone = Caller(principal: Principal(name: "p", role: .phone, publicKey: "", deviceId: "D", userId: "U"))
+        let guest = Caller(principal: Principal(name: "clip", role: .phone, publicKey: "", deviceId: "G"))
+        let op = Caller(principal: Principal(name: "o", role: .operator, publicKey: ""))
+        #expect(try phone.actingUser(required: nil) == "U" && phone.actingDevice(required: nil) == "D")
+        #expect(try phone.actingDevice(required: "D") == "D")
+        #expect(errorCode { try phone.actingDevice(required: "E") } == "auth.forbidden")
+        #expect(try guest.actingDevice(required: nil) == "G")
+        let guestUser = serviceError { try guest.actingUser(required: nil) }
+        #expect(guestUser?.code == "request.invalidField" && guestUser?.message.hasPrefix("missing field body.userId") == true, "\(String(describing: guestUser))")
+        #expect(serviceError { try op.actingDevice(required: nil) } == ServiceError(.invalidField, "missing field body.deviceId"))
+        #expect(serviceError { try Caller.developer.actingUser(required: nil) } == ServiceError(.invalidField, "missing field body.userId"))
+        #expect(try op.actingDevice(required: "any") == "any")
     }
 }
 

@@ -178,7 +178,8 @@ struct ManualsTests {
         let protocolText = try Self.read("Shared/Messages/PROTOCOL.md")
         let section = try #require(MarkdownText.section("### Who may call each op", in: protocolText))
         var documented: [String: Set<String>] = [:]
-        for row in MarkdownText.tableRows(in: section) where row.count == 3 {
+        // | op | roles | edge for | scope |
+        for row in MarkdownText.tableRows(in: section) where row.count == 4 {
             guard let op = MarkdownText.codeSpans(in: row[0]).first else { continue }
             documented[op] = Set(row[1].components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }

@@ -240,13 +240,15 @@ struct ProtocolDocumentTests {
     func opRolesTable() throws {
         let document = try Self.document()
         let start = try #require(document.range(of: "### Who may call each op"))
-        var documented: [String: (roles: Set<String>, scope: String)] = [:]
+        var documented: [String: (roles: Set<String>, viaEdge: [String], scope: String)] = [:]
         let section = document[start.upperBound...].components(separatedBy: "\n").prefix { !$0.hasPrefix("#") }
+        func names(_ cell: String) -> [String] {
+            cell == "—" ? [] : cell.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
         for line in section where line.hasPrefix("| `") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count == 3 else { Issue.record("row \(line) has \(cells.count) cells"); continue }
-            let roles = Set(cells[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            documented[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = (roles, cells[2])
+            guard cells.count == 4 else { Issue.record("row \(line) has \(cells.count) cells"); continue }
+            documented[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = (Set(names(cells[1])), names(cells[2]), cells[3])
         }
         let ops = try Self.declaredStrings(in: "Shared/Messages/Requests/CommonOps.swift")
         #expect(Set(documented.keys) == Set(ops), "the roles table and the ops differ")
@@ -255,6 +257,7 @@ struct ProtocolDocumentTests {
             #expect(!rule.roles.isEmpty, "\(op) is open to no role")
             #expect(documented[op]?.roles == Set(rule.roles.map(\.rawValue)), "\(op): the document says \(documented[op]?.roles ?? []), the code \(rule.roles)")
             #expect(documented[op]?.scope == rule.scope, "\(op): scope text differs")
+            #expect(documented[op]?.viaEdge == OpAccess.viaEdge(op).map(\.rawValue), "\(op): whom the edge may act for differs")
         }
     }
 

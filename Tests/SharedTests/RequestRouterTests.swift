@@ -48,6 +48,17 @@ struct RequestRouterTests {
         #expect(try Wire.decodeReply(reply, body: Greeted.self).get() == Greeted(text: "ok"))
     }
 
+    @Test("a null body is read as absent: an op without parameters answers it; an op with parameters names the field")
+    func nullBody() throws {
+        let reply = router().handle(frame("{\"op\":\"health\",\"body\":null}"))
+        #expect(try Wire.decodeReply(reply, body: Greeted.self).get() == Greeted(text: "ok"))
+        let refused = try Wire.decodeReply(router().handle(frame("{\"op\":\"greet\",\"body\":null}")), body: Greeted.self).error
+        #expect(refused?.code == "request.invalidField", "\(String(describing: refused))")
+        // Only null stands for absent: a string body is still no object.
+        let string = try Wire.decodeReply(router().handle(frame("{\"op\":\"health\",\"body\":\"x\"}")), body: Greeted.self).error
+        #expect(string?.code == "request.invalidField", "\(String(describing: string))")
+    }
+
     @Test("every refusal is an error reply with a stable code", arguments: [
         ("{\"op\":\"teleport\",\"id\":\"1\",\"body\":{}}", "request.unknownOp", "unknown op \"teleport\"; this service answers: crash, greet, health, reserve, sql"),
         ("{nope", "request.malformed", nil),

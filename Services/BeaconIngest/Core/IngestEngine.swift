@@ -40,7 +40,7 @@ public final class IngestEngine {
     /// Processes one batch. `known` is the device's stored status (nil for a new device).
     /// Throws only when the whole batch is unusable (bad device id, oversize batch).
     public func process(_ report: IngestReport, known: DeviceStatus?, now: Timestamp) throws(ServiceError) -> IngestOutcome {
-        try validator.validateDeviceID(report.deviceId)
+        let deviceId = try validator.deviceID(of: report)
         try validator.validateBatch(report)
         var rejections: [Rejection] = []
         var accepted = 0
@@ -49,7 +49,7 @@ public final class IngestEngine {
         var purge = false
 
         if let s = report.status {
-            let next = DeviceStatus(deviceId: report.deviceId, authorization: s.authorization, foreground: s.foreground, precise: s.precise,
+            let next = DeviceStatus(deviceId: deviceId, authorization: s.authorization, foreground: s.foreground, precise: s.precise,
                                     monitoringAvailable: s.monitoringAvailable, rangingAvailable: s.rangingAvailable, changedAt: now)
             if !Self.sameState(known, next) {
                 changed = next
@@ -58,13 +58,13 @@ public final class IngestEngine {
             status = changed ?? known
             accepted += 1
         }
-        if purge { forget(report.deviceId) }
+        if purge { forget(deviceId) }
 
         // One refusal for the whole batch when the device may not report locations now.
         let refusal: ServiceError? = if let status {
             AuthorizationPolicy.refusal(authorization: status.authorization, foreground: status.foreground)
         } else {
-            ServiceError(.unknownDevice, "device \(report.deviceId) has not reported its authorization yet; send status first")
+            ServiceError(.unknownDevice, "device \(deviceId) has not reported its authorization yet; send status first")
         }
 
         var sightings: [Sighting] = []
@@ -75,7 +75,7 @@ public final class IngestEngine {
                 if let status, !status.rangingAvailable {
                     throw ServiceError(.rangingUnavailable, "the device reported that ranging is not available")
                 }
-                sightings.append(smooth(deviceId: report.deviceId, beacon: beacon, ranging: ranging))
+                sightings.append(smooth(deviceId: deviceId, beacon: beacon, ranging: ranging))
                 accepted += 1
             } catch {
                 rejections.append(Rejection(kind: "sighting", index: index, error: error))
@@ -88,7 +88,7 @@ public final class IngestEngine {
                 if let refusal { throw refusal }
                 // An approximate-only grant can never yield a precise fix, whatever the phone claims.
                 let precise = fix.precise && (status?.precise ?? false)
-                fixes.append(LocationFix(deviceId: report.deviceId, latitude: fix.latitude, longitude: fix.longitude,
+                fixes.append(LocationFix(deviceId: deviceId, latitude: fix.latitude, longitude: fix.longitude,
                                          horizontalAccuracy: fix.horizontalAccuracy, precise: precise, observedAt: fix.timestamp))
                 accepted += 1
             } catch {

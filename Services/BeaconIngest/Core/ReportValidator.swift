@@ -23,6 +23,14 @@ public struct ReportValidator: Sendable {
         try TextRules.requireToken(id, field: "deviceId")
     }
 
+    /// A report's device id, which must be there by now (a phone's was filled from its key, a
+    /// gateway's batch was refused without one) and well formed.
+    public func deviceID(of report: IngestReport) throws(ServiceError) -> String {
+        guard let id = report.deviceId else { throw ServiceError(.invalidField, "missing field body.deviceId") }
+        try validateDeviceID(id)
+        return id
+    }
+
     /// Batch sizes within the limits.
     public func validateBatch(_ report: IngestReport) throws(ServiceError) {
         if let n = report.sightings?.count, n > maxSightingsPerBatch {
@@ -37,6 +45,10 @@ public struct ReportValidator: Sendable {
     public func validateBatch(_ batch: IngestBatch) throws(ServiceError) {
         guard batch.reports.count <= maxReportsPerGatewayBatch else {
             throw ServiceError(.tooLarge, "a batch carries at most \(maxReportsPerGatewayBatch) reports, got \(batch.reports.count)")
+        }
+        // A gateway has no device of its own to stand in: every report names one.
+        if let index = batch.reports.firstIndex(where: { $0.deviceId == nil }) {
+            throw ServiceError(.invalidField, "missing field body.reports[\(index)].deviceId")
         }
         let sightings = batch.reports.reduce(0) { $0 + ($1.sightings?.count ?? 0) }
         guard sightings <= maxSightingsPerGatewayBatch else {

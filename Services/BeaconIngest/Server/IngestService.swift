@@ -48,8 +48,9 @@ public final class IngestService {
         heartbeat.shard = ownership.ownedShard.map { "s\($0)" }
         // A phone reports only for the device its key belongs to (a report for another device
         // could withdraw that device's location authorization); a gateway reports for any.
-        router.on(Op.ingestReport, IngestReport.self) { [unowned self] report, caller in
-            _ = try caller.actingDevice(required: report.deviceId)
+        router.on(Op.ingestReport, IngestReport.self) { [unowned self] body, caller in
+            var report = body
+            report.deviceId = try caller.actingDevice(required: body.deviceId)
             return try self.ingest(report)
         }
         // Gateways only (the op table): no scoped role reaches it, so the handler needs no caller.
@@ -113,12 +114,14 @@ public final class IngestService {
         pending.reserveCapacity(batch.reports.count)
         var changes = Changes()
         for report in batch.reports {
+            // validateBatch refused a batch with a report that names no device.
+            let deviceId = report.deviceId ?? ""
             do {
                 let (result, published) = try process(report, changes: &changes)
-                items.append(IngestBatchItem(deviceId: report.deviceId, result: result))
+                items.append(IngestBatchItem(deviceId: deviceId, result: result))
                 pending.append(published)
             } catch let error as ServiceError {
-                items.append(IngestBatchItem(deviceId: report.deviceId, error: error))
+                items.append(IngestBatchItem(deviceId: deviceId, error: error))
             }
         }
         try commit(changes)
@@ -130,13 +133,13 @@ public final class IngestService {
     /// counts), noting a changed status in `changes`.
     private func process(_ report: IngestReport, changes: inout Changes) throws -> (IngestResult, Pending) {
         // A malformed id is a malformed id, whichever shard it would hash to.
-        try engine.validator.validateDeviceID(report.deviceId)
-        let shard = try ownership.shard(of: report.deviceId)
-        let known = try changes.latest[report.deviceId] ?? storedStatus(of: report.deviceId)
+        let deviceId = try engine.validator.deviceID(of: report)
+        let shard = try ownership.shard(of: deviceId)
+        let known = try changes.latest[deviceId] ?? storedStatus(of: deviceId)
         let outcome = try engine.process(report, known: known, now: clock.now())
         if let status = outcome.changedStatus {
             changes.inOrder.append(status)
-            changes.latest[report.deviceId] = status
+            changes.latest[deviceId] = status
             if outcome.purge {
                 logger.info("location data dropped", ["device.id": status.deviceId, "authorization": status.authorization.rawValue])
             }

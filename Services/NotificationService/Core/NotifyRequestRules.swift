@@ -12,7 +12,7 @@ public enum NotifyRequestRules {
 
     /// `device.register`: the ids, a supported channel, a language tag and a locale.
     public static func checkRegistration(_ request: RegisterDevice) throws(ServiceError) {
-        try TextRules.requireToken(request.deviceId, field: "deviceId")
+        _ = try deviceId(request.deviceId)
         if let userId = request.userId { try TextRules.requireToken(userId, field: "userId") }
         guard channels.contains(request.channel) else {
             throw ServiceError(.notificationChannelUnsupported,
@@ -27,8 +27,8 @@ public enum NotifyRequestRules {
     }
 
     /// The registration a `device.register` stores, launched now.
-    public static func registration(_ request: RegisterDevice, now: Timestamp) -> DeviceRegistration {
-        DeviceRegistration(deviceId: request.deviceId, userId: request.userId, channel: request.channel, language: request.language,
+    public static func registration(_ request: RegisterDevice, now: Timestamp) throws(ServiceError) -> DeviceRegistration {
+        DeviceRegistration(deviceId: try deviceId(request.deviceId), userId: request.userId, channel: request.channel, language: request.language,
                            locale: request.locale, authorization: request.authorization, launchedAt: now)
     }
 
@@ -49,7 +49,7 @@ public enum NotifyRequestRules {
 
     /// `reminder.set`: the ids, the text, and a café the campus has (any id without a catalog).
     public static func checkReminder(_ request: SetReminder, catalog: CampusCatalog?) throws(ServiceError) {
-        try TextRules.requireToken(request.deviceId, field: "deviceId")
+        _ = try deviceId(request.deviceId)
         guard TextRules.isToken(request.cafeId, max: 64) else {
             throw ServiceError(.invalidReminder, "cafeId must be 1–64 characters of A–Z, a–z, 0–9, - and _ (a café id such as caffe-macs)")
         }
@@ -57,6 +57,14 @@ public enum NotifyRequestRules {
         if let catalog, catalog.cafe(request.cafeId) == nil {
             throw ServiceError(.unknownReminderCafe, "no café \(request.cafeId) on the campus; cafés: \(catalog.cafes.map(\.id).joined(separator: ", "))")
         }
+    }
+
+    /// A request's device id, well formed. By the time a request reaches the rules a phone's
+    /// left-out id was filled from its key (`Caller.actingDevice`); still none is a missing field.
+    public static func deviceId(_ id: String?) throws(ServiceError) -> String {
+        guard let id else { throw ServiceError(.invalidField, "missing field body.deviceId") }
+        try TextRules.requireToken(id, field: "deviceId")
+        return id
     }
 
     /// The refusal for a device that never registered.

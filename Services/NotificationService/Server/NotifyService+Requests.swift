@@ -19,55 +19,61 @@ extension NotifyService {
             request.userId = try caller.actingUser(body.userId)
             return try register(request)
         }
+        // A left-out device is the phone's own: filled in here, so every handler below reads it from the body.
         router.on(Op.inboxList, InboxQuery.self) { [unowned self] body, caller in
-            _ = try caller.actingDevice(required: body.deviceId)
-            return try inbox(body)
+            var query = body
+            query.deviceId = try caller.actingDevice(required: body.deviceId)
+            return try inbox(query)
         }
         router.on(Op.reminderSet, SetReminder.self) { [unowned self] body, caller in
-            _ = try caller.actingDevice(required: body.deviceId)
-            return try setReminder(body)
+            var request = body
+            request.deviceId = try caller.actingDevice(required: body.deviceId)
+            return try setReminder(request)
         }
         router.on(Op.reminderList, ReminderQuery.self) { [unowned self] body, caller in
-            _ = try caller.actingDevice(required: body.deviceId)
-            return try listReminders(body)
+            var query = body
+            query.deviceId = try caller.actingDevice(required: body.deviceId)
+            return try listReminders(query)
         }
         router.on(Op.reminderCancel, CancelReminder.self) { [unowned self] body, caller in
-            _ = try caller.actingDevice(required: body.deviceId)
-            return try cancelReminder(body, caller: caller)
+            var request = body
+            request.deviceId = try caller.actingDevice(required: body.deviceId)
+            return try cancelReminder(request, caller: caller)
         }
     }
 
     func register(_ request: RegisterDevice) throws -> Registration {
         try NotifyRequestRules.checkRegistration(request)
-        let registration = NotifyRequestRules.registration(request, now: now)
+        let registration = try NotifyRequestRules.registration(request, now: now)
         try events.write { try store.save(registration) }
-        logger.info("device registered", ["device.id": request.deviceId, "authorization": request.authorization.rawValue, "language": request.language])
-        return Registration(deviceId: request.deviceId, language: request.language, locale: request.locale, authorization: request.authorization,
+        logger.info("device registered", ["device.id": registration.deviceId, "authorization": request.authorization.rawValue, "language": request.language])
+        return Registration(deviceId: registration.deviceId, language: request.language, locale: request.locale, authorization: request.authorization,
                             grantExpiresAt: registration.grantExpiresAt, notificationLanguage: MessageCatalog.language(for: request.language),
                             launchedAt: registration.launchedAt)
     }
 
     func inbox(_ query: InboxQuery) throws -> InboxReply {
-        try TextRules.requireToken(query.deviceId, field: "deviceId")
-        try requireDevice(query.deviceId)
+        let deviceId = try NotifyRequestRules.deviceId(query.deviceId)
+        try requireDevice(deviceId)
         let limit = try NotifyRequestRules.inboxLimit(query.limit)
         var after: Int64 = 0
         if let since = query.sinceId {
-            guard let position = try store.inboxPosition(of: since, deviceId: query.deviceId) else {
-                throw NotifyRequestRules.unknownSince(since, deviceId: query.deviceId, retentionDays: retention.days)
+            guard let position = try store.inboxPosition(of: since, deviceId: deviceId) else {
+                throw NotifyRequestRules.unknownSince(since, deviceId: deviceId, retentionDays: retention.days)
             }
             after = position
         }
-        return InboxReply(deviceId: query.deviceId, notifications: try store.inbox(query.deviceId, after: after, limit: limit))
+        return InboxReply(deviceId: deviceId, notifications: try store.inbox(deviceId, after: after, limit: limit))
     }
 
     func setReminder(_ request: SetReminder) throws -> RegionReminder {
         try NotifyRequestRules.checkReminder(request, catalog: catalog)
-        try requireDevice(request.deviceId)
-        let reminder = RegionReminder(reminderId: "rem_" + UUID().uuidString.lowercased(), deviceId: request.deviceId, cafeId: request.cafeId,
+        let deviceId = try NotifyRequestRules.deviceId(request.deviceId)
+        try requireDevice(deviceId)
+        let reminder = RegionReminder(reminderId: "rem_" + UUID().uuidString.lowercased(), deviceId: deviceId, cafeId: request.cafeId,
                                       text: request.text, oneShot: request.oneShot ?? true, state: .active, createdAt: now, firedAt: nil)
         try events.write {
-            try RegionReminderRules.checkLimit(active: try store.activeReminderCount(deviceId: request.deviceId), deviceId: request.deviceId)
+            try RegionReminderRules.checkLimit(active: try store.activeReminderCount(deviceId: deviceId), deviceId: deviceId)
             try store.insert(reminder)
         }
         logger.info("region reminder set", ["device.id": reminder.deviceId, "cafe.id": reminder.cafeId, "reminder.id": reminder.reminderId])
@@ -75,16 +81,16 @@ extension NotifyService {
     }
 
     func listReminders(_ query: ReminderQuery) throws -> ReminderList {
-        try TextRules.requireToken(query.deviceId, field: "deviceId")
-        try requireDevice(query.deviceId)
-        return ReminderList(deviceId: query.deviceId, reminders: try store.reminders(deviceId: query.deviceId, includeDone: query.includeDone ?? false))
+        let deviceId = try NotifyRequestRules.deviceId(query.deviceId)
+        try requireDevice(deviceId)
+        return ReminderList(deviceId: deviceId, reminders: try store.reminders(deviceId: deviceId, includeDone: query.includeDone ?? false))
     }
 
     func cancelReminder(_ request: CancelReminder, caller: Caller = .developer) throws -> RegionReminder {
-        try TextRules.requireToken(request.deviceId, field: "deviceId")
+        let deviceId = try NotifyRequestRules.deviceId(request.deviceId)
         return try events.write {
-            guard let reminder = try store.reminder(request.reminderId, deviceId: request.deviceId) else {
-                throw ServiceError(.unknownReminder, "device \(request.deviceId) has no reminder \(request.reminderId.prefix(60))")
+            guard let reminder = try store.reminder(request.reminderId, deviceId: deviceId) else {
+                throw ServiceError(.unknownReminder, "device \(deviceId) has no reminder \(request.reminderId.prefix(60))")
             }
             // The lookup is by device already; the stored owner is checked too, so a phone can
             // never end a reminder that is not its own, whatever the query matched.

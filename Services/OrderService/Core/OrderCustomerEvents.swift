@@ -53,23 +53,28 @@ public enum OrderCustomerEvents {
     }
 
     /// The user and device ids of `order.claim`.
-    public static func checkClaim(_ request: ClaimOrdersRequest) throws(ServiceError) {
-        try RequestRules.validateID(request.deviceId, field: "deviceId")
-        try RequestRules.validateID(request.userId, field: "userId")
+    /// The device and user of an `order.claim`, both there and well formed (a phone's left-out
+    /// ids were filled from its key by `OrderScope.claim`).
+    public static func checkClaim(_ request: ClaimOrdersRequest) throws(ServiceError) -> (deviceId: String, userId: String) {
+        guard let deviceId = request.deviceId else { throw ServiceError(.invalidField, "missing field body.deviceId") }
+        guard let userId = request.userId else { throw ServiceError(.invalidField, "missing field body.userId") }
+        try RequestRules.validateID(deviceId, field: "deviceId")
+        try RequestRules.validateID(userId, field: "userId")
+        return (deviceId, userId)
     }
 
     /// The effects of a guest signing in: of `orders` (the device's orders with no user, oldest
     /// first), each App Clip order moves to the account with an audit row and an `order.claimed`
     /// event, and its café becomes the user's last unless they used one since.
-    public static func claim(_ request: ClaimOrdersRequest, orders: [OrderSnapshot], now: Timestamp) -> [OrderEffects] {
+    public static func claim(userId: String, orders: [OrderSnapshot], now: Timestamp) -> [OrderEffects] {
         orders.filter { $0.channel == .appClip && $0.userId == nil }.map { order in
             var effects = OrderEffects(order: order, at: now)
-            effects.order.userId = request.userId
+            effects.order.userId = userId
             effects.audit.append(OrderAudit(orderId: order.orderId, from: order.state, to: order.state, actor: .customer,
-                                            reason: "App Clip guest signed in as \(request.userId)", at: now))
+                                            reason: "App Clip guest signed in as \(userId)", at: now))
             effects.events.append(OrderEmission(.orderClaimed, label: "claimed", event: OrderEvent(
-                order: effects.order, previous: order.state, reason: "moved to the account \(request.userId)", at: now)))
-            effects.lastCafe = LastCafe(userId: request.userId, cafeId: order.cafeId, at: order.placedAt, keepsNewer: true)
+                order: effects.order, previous: order.state, reason: "moved to the account \(userId)", at: now)))
+            effects.lastCafe = LastCafe(userId: userId, cafeId: order.cafeId, at: order.placedAt, keepsNewer: true)
             return effects
         }
     }

@@ -3,7 +3,8 @@ import Policy
 
 /// Who may do what to whom in order-service, decided from the caller's key and never from the
 /// body (issue 13). `OpAccess` has already let the caller's role call the op; these rules keep a
-/// phone to its own user and device, a kiosk to guest orders at its café, a kitchen to its café.
+/// phone to its own user and device, a kiosk to guest orders at its café (placing, reading, handing
+/// over and cancelling them), a kitchen to its café.
 /// The plain-mode developer and the operator pass (the operator's ops are read-only by the table).
 ///
 /// To a phone, kiosk or kitchen, an order that does not exist and one outside its scope answer
@@ -48,7 +49,7 @@ public enum OrderScope {
     }
 
     /// `order.claim` as `caller`: a phone moves only its own device's App Clip orders, and only to
-    /// its own user.
+    /// its own user (ids it leaves out are its key's).
     public static func claim(_ request: ClaimOrdersRequest, caller: Caller) throws(ServiceError) -> ClaimOrdersRequest {
         ClaimOrdersRequest(deviceId: try caller.actingDevice(required: request.deviceId), userId: try caller.actingUser(required: request.userId))
     }
@@ -79,16 +80,18 @@ public enum OrderScope {
     /// user). Whether the kiosk's word stands for the customer's: true for a kiosk.
     public static func cancelling(_ order: OrderSnapshot, caller: Caller) throws(ServiceError) -> Bool {
         guard caller.role == .kiosk else { return false }
-        guard order.channel == .kiosk, order.userId == nil else {
+        // `reach` refused any other order already; checked again where the kiosk's word is taken for the customer's.
+        guard isKioskGuestOrder(order) else {
             throw caller.forbidden("cancel order \(Quoting.quoted(order.orderId)): a kiosk cancels only guest orders placed at a kiosk")
         }
         return true
     }
 
     /// The stored `order` (nil: none with that id) if `caller` may reach it to `what` ("read",
-    /// "hand over", "cancel"): a phone its own orders (by user or device), a kiosk or kitchen the
-    /// orders at its café. Unknown and out of scope answer alike to them; the operator and the
-    /// developer are told `order.unknown`.
+    /// "hand over", "cancel"): a phone its own orders (by user or device); a kiosk only the guest
+    /// orders placed at a kiosk of its café, so a counter never reads, hands over or cancels a
+    /// phone's order (nor learns its user and device); a kitchen every order at its café. Unknown
+    /// and out of scope answer alike to them; the operator and the developer are told `order.unknown`.
     public static func reach(_ order: OrderSnapshot?, id: String, caller: Caller, to what: String) throws(ServiceError) -> OrderSnapshot {
         guard let principal = caller.principal else { return try OrderQueries.require(order, id: id) }
         let name = Quoting.quoted(id)
@@ -98,7 +101,13 @@ public enum OrderScope {
             guard let order else { throw caller.forbidden(scope) }
             try caller.requireOwner(user: order.userId, device: order.deviceId, scope)
             return order
-        case .kiosk, .kitchen:
+        case .kiosk:
+            guard let order, order.cafeId == principal.cafeId, isKioskGuestOrder(order) else {
+                throw caller.forbidden("\(what) order \(name): a kiosk reaches only guest orders placed at a kiosk of café \(Quoting.quoted(principal.cafeId ?? "")), "
+                    + "and this is not one, or there is no such order")
+            }
+            return order
+        case .kitchen:
             guard let order, order.cafeId == principal.cafeId else {
                 throw caller.forbidden("\(what) order \(name): it is not an order at café \(Quoting.quoted(principal.cafeId ?? "")), or there is no such order")
             }
@@ -109,6 +118,12 @@ public enum OrderScope {
             // The op table keeps services and gateways out of every order op; refuse them here too.
             throw caller.forbidden("\(what) order \(name)")
         }
+    }
+
+    /// A guest order placed at a kiosk: the only kind a kiosk reaches (an App Clip order belongs to
+    /// the phone that placed it, an app order to its user).
+    static func isKioskGuestOrder(_ order: OrderSnapshot) -> Bool {
+        order.channel == .kiosk && order.userId == nil && order.deviceId == nil
     }
 
     /// A kiosk acts for guests: a body naming a user or a device is refused.

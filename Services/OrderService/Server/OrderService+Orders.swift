@@ -79,12 +79,11 @@ extension OrderService {
     /// move to the account (each with an audit row and an `order.claimed` event). Claiming again
     /// moves nothing more. A phone claims only its own device's orders, to its own user.
     func claim(_ request: ClaimOrdersRequest, as caller: Caller) throws -> ClaimOrdersReply {
-        try OrderCustomerEvents.checkClaim(request)
-        let request = try OrderScope.claim(request, caller: caller)
+        let (deviceId, userId) = try OrderCustomerEvents.checkClaim(try OrderScope.claim(request, caller: caller))
         return try events.write {
-            let claimed = OrderCustomerEvents.claim(request, orders: try store.guestOrders(deviceId: request.deviceId), now: now)
+            let claimed = OrderCustomerEvents.claim(userId: userId, orders: try store.guestOrders(deviceId: deviceId), now: now)
             for effects in claimed { try apply(effects) }
-            return ClaimOrdersReply(userId: request.userId, orderIds: claimed.map(\.order.orderId))
+            return ClaimOrdersReply(userId: userId, orderIds: claimed.map(\.order.orderId))
         }
     }
 

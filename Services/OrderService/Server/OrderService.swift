@@ -73,8 +73,8 @@ public final class OrderService {
 
     /// `preference.set`: a phone sets only its own user's preference.
     func setPreference(_ request: PreferenceRequest, as caller: Caller) throws -> PreferenceView {
-        try RequestRules.validateID(request.userId, field: "userId")
         let userId = try caller.actingUser(required: request.userId)
+        try RequestRules.validateID(userId, field: "userId")
         guard let preference = request.preference else { throw ServiceError(.invalidField, "missing field preference") }
         if case .cafe(let id) = preference { _ = try RequestRules.cafe(id, in: catalog) }
         try events.write { try store.setPreference(preference, of: userId) }
@@ -83,27 +83,28 @@ public final class OrderService {
 
     /// `preference.get`: a phone reads only its own user's; the operator anyone's.
     func preference(_ request: PreferenceRequest, as caller: Caller) throws -> PreferenceView {
-        try RequestRules.validateID(request.userId, field: "userId")
         let userId = try caller.actingUser(required: request.userId)
+        try RequestRules.validateID(userId, field: "userId")
         return PreferenceView(userId: userId, preference: try store.preference(of: userId))
     }
 
-    /// `menu.get`: for a phone, its own user and device (a left-out device is the phone's); for a
+    /// `menu.get`: for a phone, its own user and device (left-out ids are the phone's; a guest
+    /// phone, an App Clip session, has no user, and the rules by user have nothing to say); for a
     /// kiosk, its café's menu, whatever user the body names, so a kiosk learns nothing of anyone's
-    /// preference or last café; the operator reads any user's.
+    /// preference or last café; the operator reads any user's, and must name one.
     func menu(_ request: MenuRequest, as caller: Caller) throws -> MenuReply {
-        try RequestRules.validateID(request.userId, field: "userId")
+        if let userId = request.userId { try RequestRules.validateID(userId, field: "userId") }
         if let deviceId = request.deviceId { try RequestRules.validateID(deviceId, field: "deviceId") }
         try RequestRules.validateLocale(request.locale)
         if caller.role == .kiosk {
             let cafe = try RequestRules.cafe(caller.principal?.cafeId ?? "", in: catalog)
             return presenter.menu(cafe, rule: .preferredCafe, locale: request.locale, unavailable: try store.unavailableItems(cafeId: cafe.id))
         }
-        let userId = try caller.actingUser(required: request.userId)
+        let userId = caller.role == .phone ? try caller.actingUser(request.userId) : try caller.actingUser(required: request.userId)
         let deviceId = try caller.actingDevice(request.deviceId)
-        var inputs = MenuChooser.Inputs(preference: try store.preference(of: userId),
+        var inputs = MenuChooser.Inputs(preference: try userId.map { try store.preference(of: $0) } ?? .closestToMe,
                                         nearestBeaconMajor: try deviceId.flatMap { try store.nearestBeaconMajor(deviceId: $0) },
-                                        nearestCafeByLocation: nil, lastCafe: try store.lastCafe(of: userId))
+                                        nearestCafeByLocation: nil, lastCafe: try userId.flatMap { try store.lastCafe(of: $0) })
         // Ask region-monitor only when the rules before it have no answer: the call is a round trip.
         if let deviceId, !MenuChooser.decidesBeforeLocation(inputs, catalog: catalog) {
             inputs.nearestCafeByLocation = nearestOpenCafe(deviceId: deviceId)

@@ -43,7 +43,9 @@ public final class RegionClient: RegionQueries {
 
     /// Whether the device was inside the café when its code was scanned, asked of its shard.
     public func confirm(_ request: ConfirmLocation) throws -> LocationConfirmation {
-        try call(request.deviceId) { try $0.call(Op.locationConfirm, request, as: LocationConfirmation.self) }
+        // The shard is the device's: a request without one has no shard to ask.
+        guard let deviceId = request.deviceId else { throw ServiceError(.invalidField, "missing field body.deviceId") }
+        return try call(deviceId) { try $0.call(Op.locationConfirm, request, as: LocationConfirmation.self) }
     }
 
     /// One call to the device's shard, through that shard's breaker. An error reply is an answer;

@@ -30,7 +30,9 @@ extension RegionEngine {
     /// circle or an explicit region of at most 500 m — yes / no / disallowed with the reason
     /// (authorization withdrawn, approximate location only, no fresh or fine enough fix).
     public func confirmation(_ request: ConfirmLocation, catalog: CampusCatalog, now: Timestamp) throws(ServiceError) -> LocationConfirmation {
-        try ConditionRules.validateDeviceID(request.deviceId)
+        // The service filled a phone's left-out id from its key; still none is a missing field.
+        guard let deviceId = request.deviceId else { throw ServiceError(.invalidField, "missing field body.deviceId") }
+        try ConditionRules.validateDeviceID(deviceId)
         guard !request.code.isEmpty, request.code.utf8.count <= 2048 else { throw ServiceError(.invalidField, "code must be the code's URL, 1–2048 bytes") }
         let region: ConfirmRegion
         switch (request.cafeId, request.region) {
@@ -53,15 +55,15 @@ extension RegionEngine {
         }
         guard request.acquiredAt.seconds(since: now) <= 60 else { throw ServiceError(.invalidField, "acquiredAt is in the future") }
 
-        if !mayLocate(request.deviceId) {
-            return LocationConfirmation(deviceId: request.deviceId, code: request.code, result: .disallowed, reason: .authorizationDenied)
+        if !mayLocate(deviceId) {
+            return LocationConfirmation(deviceId: deviceId, code: request.code, result: .disallowed, reason: .authorizationDenied)
         }
-        if authorizations.isApproximate(request.deviceId) {
-            return LocationConfirmation(deviceId: request.deviceId, code: request.code, result: .disallowed, reason: .approximateOnly)
+        if authorizations.isApproximate(deviceId) {
+            return LocationConfirmation(deviceId: deviceId, code: request.code, result: .disallowed, reason: .approximateOnly)
         }
-        let (result, reason) = confirm(deviceId: request.deviceId, latitude: region.latitude, longitude: region.longitude,
+        let (result, reason) = confirm(deviceId: deviceId, latitude: region.latitude, longitude: region.longitude,
                                        radius: region.radius, acquiredAt: request.acquiredAt)
-        return LocationConfirmation(deviceId: request.deviceId, code: request.code, result: result, reason: reason)
+        return LocationConfirmation(deviceId: deviceId, code: request.code, result: result, reason: reason)
     }
 
     /// "Was the device inside this circle when it acquired the code?" From the precise fix

@@ -1,12 +1,13 @@
 /// `ingest.report` to beacon-ingest: what one phone saw since its last report.
 public struct IngestReport: Codable, Sendable, Equatable {
-    public var deviceId: String
+    /// The reporting device; a phone may leave its own out (it is taken from its key).
+    public var deviceId: String?
     /// The device's current authorization and capabilities; required on a device's first report.
     public var status: DeviceStatusReport?
     public var sightings: [RangingReport]?
     public var fixes: [FixReport]?
 
-    public init(deviceId: String, status: DeviceStatusReport? = nil, sightings: [RangingReport]? = nil, fixes: [FixReport]? = nil) {
+    public init(deviceId: String?, status: DeviceStatusReport? = nil, sightings: [RangingReport]? = nil, fixes: [FixReport]? = nil) {
         self.deviceId = deviceId
         self.status = status
         self.sightings = sightings

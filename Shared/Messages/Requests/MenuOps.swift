@@ -5,11 +5,12 @@ public enum MenuRule: String, Codable, Sendable, CaseIterable {
 
 /// `menu.get`: the menu for where this user is now.
 public struct MenuRequest: Codable, Sendable, Equatable {
-    public var userId: String
+    /// A phone may leave its own user and device out (they are taken from its key); a kiosk names none.
+    public var userId: String?
     public var deviceId: String?
     /// The phone's locale, e.g. "en_US": prices and times are formatted for it.
     public var locale: String
-    public init(userId: String, deviceId: String?, locale: String) {
+    public init(userId: String?, deviceId: String?, locale: String) {
         self.userId = userId
         self.deviceId = deviceId
         self.locale = locale

@@ -7,7 +7,8 @@ public enum NotificationAuthorization: String, Codable, Sendable, CaseIterable {
 /// `device.register`: where and how to notify a device. Each call is a launch: for `ephemeral`
 /// it starts a new 8-hour grant.
 public struct RegisterDevice: Codable, Sendable, Equatable {
-    public var deviceId: String
+    /// A phone may leave its own device and user out (they are taken from its key).
+    public var deviceId: String?
     public var userId: String?
     /// Delivery channel name ("bus" publishes on `notify.delivery.<device>.`).
     public var channel: String
@@ -16,7 +17,7 @@ public struct RegisterDevice: Codable, Sendable, Equatable {
     /// Formatting locale, e.g. "en_US".
     public var locale: String
     public var authorization: NotificationAuthorization
-    public init(deviceId: String, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization) {
+    public init(deviceId: String?, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization) {
         self.deviceId = deviceId
         self.userId = userId
         self.channel = channel
@@ -53,10 +54,11 @@ public struct Registration: Codable, Sendable, Equatable {
 /// `inbox.list`: a device's delivered notifications after `sinceId` (all when nil), oldest
 /// first, at most `limit` (default 50, at most 500).
 public struct InboxQuery: Codable, Sendable, Equatable {
-    public var deviceId: String
+    /// A phone may leave its own device out (it is taken from its key).
+    public var deviceId: String?
     public var sinceId: String?
     public var limit: Int?
-    public init(deviceId: String, sinceId: String? = nil, limit: Int? = nil) {
+    public init(deviceId: String?, sinceId: String? = nil, limit: Int? = nil) {
         self.deviceId = deviceId
         self.sinceId = sinceId
         self.limit = limit
@@ -75,14 +77,15 @@ public struct InboxReply: Codable, Sendable, Equatable {
 /// `reminder.set`: "when I arrive at this café, remind me …". Delivered on the device's arrival
 /// (the campus monitor's condition for the café satisfied): no "always" location needed.
 public struct SetReminder: Codable, Sendable, Equatable {
-    public var deviceId: String
+    /// A phone may leave its own device out (it is taken from its key).
+    public var deviceId: String?
     /// The café id (the campus monitor's condition identifier).
     public var cafeId: String
     /// The user's words, 1–200 characters, shown as the notification's body.
     public var text: String
     /// Fire once and end (the default), or on every arrival until cancelled.
     public var oneShot: Bool?
-    public init(deviceId: String, cafeId: String, text: String, oneShot: Bool? = nil) {
+    public init(deviceId: String?, cafeId: String, text: String, oneShot: Bool? = nil) {
         self.deviceId = deviceId
         self.cafeId = cafeId
         self.text = text
@@ -92,10 +95,11 @@ public struct SetReminder: Codable, Sendable, Equatable {
 
 /// `reminder.list`: a device's region reminders.
 public struct ReminderQuery: Codable, Sendable, Equatable {
-    public var deviceId: String
+    /// A phone may leave its own device out (it is taken from its key).
+    public var deviceId: String?
     /// Also the ones that have fired (one-shot) or were cancelled.
     public var includeDone: Bool?
-    public init(deviceId: String, includeDone: Bool? = nil) {
+    public init(deviceId: String?, includeDone: Bool? = nil) {
         self.deviceId = deviceId
         self.includeDone = includeDone
     }
@@ -103,9 +107,10 @@ public struct ReminderQuery: Codable, Sendable, Equatable {
 
 /// `reminder.cancel`: ends one of a device's region reminders.
 public struct CancelReminder: Codable, Sendable, Equatable {
-    public var deviceId: String
+    /// A phone may leave its own device out (it is taken from its key).
+    public var deviceId: String?
     public var reminderId: String
-    public init(deviceId: String, reminderId: String) {
+    public init(deviceId: String?, reminderId: String) {
         self.deviceId = deviceId
         self.reminderId = reminderId
     }

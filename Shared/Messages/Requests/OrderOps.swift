@@ -110,9 +110,10 @@ public struct OrderHistory: Codable, Sendable, Equatable {
 
 /// `order.claim`: a guest signed in; their App Clip orders from this device move to the account.
 public struct ClaimOrdersRequest: Codable, Sendable, Equatable {
-    public var deviceId: String
-    public var userId: String
-    public init(deviceId: String, userId: String) {
+    /// A phone may leave its own device and user out (they are taken from its key).
+    public var deviceId: String?
+    public var userId: String?
+    public init(deviceId: String?, userId: String?) {
         self.deviceId = deviceId
         self.userId = userId
     }

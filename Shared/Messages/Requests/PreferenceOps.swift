@@ -28,9 +28,10 @@ public enum LocationPreference: Codable, Sendable, Equatable {
 
 /// `preference.set` / `preference.get`.
 public struct PreferenceRequest: Codable, Sendable, Equatable {
-    public var userId: String
+    /// A phone may leave its own user out (it is taken from its key).
+    public var userId: String?
     public var preference: LocationPreference?
-    public init(userId: String, preference: LocationPreference? = nil) {
+    public init(userId: String?, preference: LocationPreference? = nil) {
         self.userId = userId
         self.preference = preference
     }

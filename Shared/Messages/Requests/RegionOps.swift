@@ -140,8 +140,9 @@ public struct MonitorRecord: Codable, Sendable, Equatable {
 
 /// `nearest.get`: the café and station of a device's nearest near/immediate beacon.
 public struct DeviceQuery: Codable, Sendable, Equatable {
-    public var deviceId: String
-    public init(deviceId: String) { self.deviceId = deviceId }
+    /// A phone may leave its own device out (it is taken from its key).
+    public var deviceId: String?
+    public init(deviceId: String?) { self.deviceId = deviceId }
 }
 
 /// The answer to `nearest.get`: the beacon, and the café and station the catalog gives it.
@@ -197,7 +198,8 @@ public struct NearestAnswer: Codable, Sendable, Equatable {
 /// The region is a café's (its center and confirmation radius) or given here, radius ≤ 500 m.
 /// Answered from a fresh precise fix only, with yes, no or disallowed — never a position.
 public struct ConfirmLocation: Codable, Sendable, Equatable {
-    public var deviceId: String
+    /// A phone may leave its own device out (it is taken from its key).
+    public var deviceId: String?
     /// The code's URL, recorded with the answer (order-service checks it was issued).
     public var code: String
     public var acquiredAt: Timestamp
@@ -206,7 +208,7 @@ public struct ConfirmLocation: Codable, Sendable, Equatable {
     /// Or an explicit region.
     public var region: ConfirmRegion?
 
-    public init(deviceId: String, code: String, acquiredAt: Timestamp, cafeId: String? = nil, region: ConfirmRegion? = nil) {
+    public init(deviceId: String?, code: String, acquiredAt: Timestamp, cafeId: String? = nil, region: ConfirmRegion? = nil) {
         self.deviceId = deviceId
         self.code = code
         self.acquiredAt = acquiredAt

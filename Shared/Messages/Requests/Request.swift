@@ -1,31 +1,44 @@
 import Foundation
 
-/// The first look at a request: which op, and the client's id for it.
+/// The first look at a request: which op, the client's id for it, and the principal an edge
+/// acts for, so the router knows who calls before it picks the body type.
 public struct RequestHead: Decodable, Sendable {
     public let op: String
     public let id: String?
+    public let onBehalfOf: OnBehalfOf?
+
+    public init(op: String, id: String?, onBehalfOf: OnBehalfOf? = nil) {
+        self.op = op
+        self.id = id
+        self.onBehalfOf = onBehalfOf
+    }
 }
 
-/// A request `{ "op": "...", "id": "...", "body": {...} }`.
+/// A request `{ "op": "...", "id": "...", "onBehalfOf": {...}, "body": {...} }` (`onBehalfOf`
+/// only from the HTTP edge).
 public struct Request<Body: Codable & Sendable>: Codable, Sendable {
     public var op: String
     public var id: String
+    /// The principal the edge acts for; nil for every other client.
+    public var onBehalfOf: OnBehalfOf?
     public var body: Body
 
-    public init(op: String, id: String = UUID().uuidString.lowercased(), body: Body) {
+    public init(op: String, id: String = UUID().uuidString.lowercased(), onBehalfOf: OnBehalfOf? = nil, body: Body) {
         self.op = op
         self.id = id
+        self.onBehalfOf = onBehalfOf
         self.body = body
     }
 
-    enum CodingKeys: String, CodingKey { case op, id, body }
+    enum CodingKeys: String, CodingKey { case op, id, onBehalfOf, body }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         op = try c.decode(String.self, forKey: .op)
         id = try c.decodeIfPresent(String.self, forKey: .id) ?? ""
-        // An op without parameters may leave the body out.
-        if Body.self == Empty.self, !c.contains(.body) {
+        onBehalfOf = try c.decodeIfPresent(OnBehalfOf.self, forKey: .onBehalfOf)
+        // An op without parameters may leave the body out; `null` is read as absent (§1).
+        if Body.self == Empty.self, try !c.contains(.body) || c.decodeNil(forKey: .body) {
             body = Empty() as! Body
         } else {
             body = try c.decode(Body.self, forKey: .body)

@@ -6,7 +6,8 @@ import Messages
 /// - Publish: only a `service` key, and only envelopes whose `source` is that key's own name.
 ///   Heartbeats and dead letters are publications like any other.
 /// - Subscribe: services and operators to anything; a phone only to topics of its own device's
-///   notifications (`notify.delivery.<its device>.`, or a longer prefix of it); no other role.
+///   notifications (`notify.delivery.<its device>.`, or a longer prefix of it); no other role
+///   (the HTTP edge's key neither, until following streams for its clients needs it).
 ///
 /// Which streams a service may publish is the consumers' check (`StreamOwners`), not the bus's.
 public enum BusAccess {
@@ -54,7 +55,7 @@ public enum BusAccess {
             guard let device = principal.deviceId, !device.contains(".") else { return false }
             let own = Array(Topic.notifyDelivery(device: device).utf8)
             return prefix.count >= own.count && prefix.starts(with: own)
-        case .kiosk, .kitchen, .gateway:
+        case .kiosk, .kitchen, .gateway, .edge:
             return false
         }
     }

@@ -10,9 +10,20 @@ import Messages
 public struct Caller: Sendable, Equatable {
     /// nil for the plain-mode developer.
     public let principal: Principal?
+    /// The connection's own principal when the request acts on behalf of `principal` (the HTTP
+    /// edge's key, or nil for the plain-mode developer); nil when the connection is `principal` itself.
+    public let via: Principal?
+    /// Whether the request names an on-behalf-of principal (`via` is nil for the developer's).
+    public let onBehalf: Bool
 
     public init(principal: Principal?) {
+        self.init(principal: principal, via: nil, onBehalf: false)
+    }
+
+    init(principal: Principal?, via: Principal?, onBehalf: Bool) {
         self.principal = principal
+        self.via = via
+        self.onBehalf = onBehalf
     }
 
     /// The plain-mode caller: trusted with every op, as on a developer's loopback.
@@ -47,14 +58,25 @@ public struct Caller: Sendable, Equatable {
         return principal.deviceId
     }
 
-    /// `actingUser` for a body whose field is required: the phone's own user, or the body's.
-    public func actingUser(required claimed: String, field: String = "userId") throws(ServiceError) -> String {
-        try actingUser(Optional(claimed), field: field) ?? claimed
+    /// `actingUser` for an op that needs a user: the phone's own (the body may leave it out), or
+    /// for any other caller the body's. Neither gives one: `request.invalidField`, as a missing
+    /// field would have been, so a caller without a key's identity learns which field it must send.
+    public func actingUser(required claimed: String?, field: String = "userId") throws(ServiceError) -> String {
+        guard let user = try actingUser(claimed, field: field) else { throw missing(field, what: "user") }
+        return user
     }
 
-    /// `actingDevice` for a body whose field is required.
-    public func actingDevice(required claimed: String, field: String = "deviceId") throws(ServiceError) -> String {
-        try actingDevice(Optional(claimed), field: field) ?? claimed
+    /// `actingDevice` for an op that needs a device; the same rule as `actingUser(required:)`.
+    public func actingDevice(required claimed: String?, field: String = "deviceId") throws(ServiceError) -> String {
+        guard let device = try actingDevice(claimed, field: field) else { throw missing(field, what: "device") }
+        return device
+    }
+
+    /// The refusal of a body that leaves out an identity nothing else supplies.
+    private func missing(_ field: String, what: String) -> ServiceError {
+        guard principal?.role == .phone else { return ServiceError(.invalidField, "missing field body.\(field)") }
+        // A guest phone (an App Clip session) has a device and no user, and may name no other.
+        return ServiceError(.invalidField, "missing field body.\(field): \(name) acts for no \(what) (a guest), and this op needs one")
     }
 
     /// Refuses a kiosk or kitchen acting at a café that is not its own. Other roles pass.

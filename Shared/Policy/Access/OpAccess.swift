@@ -6,6 +6,10 @@ import Messages
 ///
 /// The table is the first gate; the handler's scope checks (`Caller.actingUser`, `requireCafe`,
 /// `requireOwner`) are the second: a phone may call `order.cancel`, but only for its own order.
+///
+/// The HTTP edge's key (role `edge`) reaches an op only on behalf of a phone, kiosk or kitchen the
+/// op is open to (`viaEdge`): the table then holds the principal it names, as if its own key had
+/// called. As itself the edge may only ask for `health`, to tell its clients which service is down.
 public enum OpAccess {
     public struct Rule: Sendable {
         public let roles: Set<Role>
@@ -14,7 +18,7 @@ public enum OpAccess {
     }
 
     public static let rules: [String: Rule] = [
-        Op.health: Rule(roles: [.service, .operator], scope: "any service"),
+        Op.health: Rule(roles: [.service, .operator, .edge], scope: "any service"),
         Op.replay: Rule(roles: [.service, .operator], scope: "any stream"),
 
         Op.ingestReport: Rule(roles: [.phone, .gateway], scope: "phone: its own device; gateway: any device"),
@@ -38,9 +42,9 @@ public enum OpAccess {
         Op.windowsList: Rule(roles: [.phone, .kiosk, .operator], scope: "kiosk: its café"),
         Op.windowReserve: Rule(roles: [.phone, .kiosk], scope: "phone: as its own user, or a guest's place; kiosk: guest places at its café"),
         Op.orderPlace: Rule(roles: [.phone, .kiosk], scope: "phone: app or App Clip, as its own user and device (an App Clip order stays a guest's until claimed); kiosk: guest orders at its café"),
-        Op.orderGet: Rule(roles: [.phone, .kiosk, .kitchen, .operator], scope: "phone: its own orders; kiosk, kitchen: orders at its café"),
+        Op.orderGet: Rule(roles: [.phone, .kiosk, .kitchen, .operator], scope: "phone: its own orders; kiosk: guest orders at its café; kitchen: orders at its café"),
         Op.orderCancel: Rule(roles: [.phone, .kiosk, .kitchen], scope: "phone: its own orders, by customer; kiosk: guest orders at its café; kitchen: by kitchen, at its café"),
-        Op.orderPickup: Rule(roles: [.kiosk, .kitchen], scope: "orders at its café"),
+        Op.orderPickup: Rule(roles: [.kiosk, .kitchen], scope: "kiosk: guest orders at its café; kitchen: orders at its café"),
         Op.orderHistory: Rule(roles: [.phone, .operator], scope: "phone: its own orders"),
         Op.orderClaim: Rule(roles: [.phone], scope: "to its own user, from its own device"),
 
@@ -72,6 +76,13 @@ public enum OpAccess {
         if rule.roles.contains(role) { return nil }
         let allowed = Role.allCases.filter(rule.roles.contains).map(\.rawValue).joined(separator: ", ")
         return ServiceError(.forbidden, "\(caller.name) (\(role.rawValue)) may not call \(op); it is open to: \(allowed)")
+    }
+
+    /// The roles the edge may act on behalf of for `op`, in `Role` order: the on-behalf-of roles
+    /// the op is open to.
+    public static func viaEdge(_ op: String) -> [Role] {
+        guard let rule = rules[op] else { return [] }
+        return Role.allCases.filter { rule.roles.contains($0) && Caller.onBehalfOfRoles.contains($0) }
     }
 
     /// Whether `op` is open to a role that acts within a scope.

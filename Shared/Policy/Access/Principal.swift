@@ -13,6 +13,10 @@ public enum Role: String, Sendable, Codable, CaseIterable, Hashable {
     /// A person running the platform: health, monitor administration, reading anything, tailing the
     /// bus; never acting as a user.
     case `operator`
+    /// The HTTP edge's own key (issue 26): it acts on behalf of the phone, App Clip guest, kiosk or
+    /// kitchen tablet whose session it authenticated, named in each request's `onBehalfOf`, and is
+    /// then held to that principal's scope. As itself it may only ask for health.
+    case edge
 }
 
 /// Who holds a key: the registry's entry for one public key (name, role and scope).

@@ -70,7 +70,7 @@ public struct KeyRegistry: Sendable, Equatable {
             guard scoped.device, scoped.user, !scoped.service, !scoped.cafe else { return "a phone key needs device=<id> user=<id> and nothing else" }
         case .kiosk, .kitchen:
             guard scoped.cafe, !scoped.service, !scoped.device, !scoped.user else { return "a \(principal.role.rawValue) key needs cafe=<id> and nothing else" }
-        case .gateway, .operator:
+        case .gateway, .operator, .edge:
             guard !scoped.service, !scoped.device, !scoped.user, !scoped.cafe else { return "a \(principal.role.rawValue) key has no scope" }
         }
         return nil

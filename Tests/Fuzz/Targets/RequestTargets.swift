@@ -7,7 +7,9 @@ enum RequestTargets {
     /// The head every socket decodes first: its reader (which skips the body, still checking names
     /// for repeats) against Foundation's route.
     static func head(_ frame: Data) -> String? {
-        Agreement.check(RequestHead.self, frame, malformed: .malformed, tooDeep: .invalidField) { $0.op == $1.op && $0.id == $1.id }.problem
+        Agreement.check(RequestHead.self, frame, malformed: .malformed, tooDeep: .invalidField) {
+            $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf
+        }.problem
     }
 
     /// Any request frame, as every service takes it: the head, then a router answering every op
