@@ -19,7 +19,8 @@ import Darwin
 ///   other café's beacon is heard and its mean is of `aloneReadings` readings, or it leads every
 ///   other café's beacon by `marginDecibels` (5) over `readings` (25) readings.
 /// - Until then the answer has no beacon but candidates: the leading beacon of every café within
-///   the margin of the leader, likeliest first, so an app can ask which counter the phone is at.
+///   the margin of the leader, likeliest first, and the café whose near beacon the latest readings
+///   put nearest, so an app can ask which counter the phone is at.
 /// - A named café stays named while it leads; when another café's beacon leads, it is named if
 ///   conclusive, else the answer falls back to candidates. A switch is never a guess.
 /// - The latest readings can only take a naming away: when another café's near beacon is nearer
@@ -156,10 +157,15 @@ struct NearestBeaconTracker {
         heard.accuracy > 0 ? Float(-20 * log10(heard.accuracy)) : 40
     }
 
-    /// The leading beacon of every café within the margin of `leader`, likeliest first.
+    /// The leading beacon of every café within the margin of `leader`, likeliest first, and the
+    /// café of the near beacon the latest readings put nearest (a phone that walked on is at the
+    /// café it walked to, though the mean still favours the one it left), last.
     private func candidates(_ device: DeviceState, leader: Heard, now: Int64, uuids: BeaconUUIDTable) -> [Heard] {
         var best: [Heard] = []
-        for heard in device.heard where isFresh(heard, now) && leader.level - heard.level < margin {
+        var latest: Heard?
+        for heard in device.heard where isFresh(heard, now) {
+            if heard.proximity.decidesPlace, latest.map({ Self.latestLevel(heard) > Self.latestLevel($0) }) ?? true { latest = heard }
+            guard leader.level - heard.level < margin else { continue }
             if let i = best.firstIndex(where: { $0.beacon.samePlace(as: heard.beacon) }) {
                 if Self.ranks(heard, before: best[i], uuids) { best[i] = heard }
             } else {
@@ -167,6 +173,7 @@ struct NearestBeaconTracker {
             }
         }
         best.sort { Self.ranks($0, before: $1, uuids) }
+        if let latest, !best.contains(where: { $0.beacon.samePlace(as: latest.beacon) }) { best.append(latest) }
         return Array(best.prefix(NearestBeacon.maxCandidates))
     }
 
