@@ -8,7 +8,8 @@ import Testing
 struct ManualDefaultsTests {
     /// Each manual and the help texts of the programs whose options it quotes.
     static let manuals: [(manual: String, programs: [[String]])] = [
-        ("Services/RegionMonitor/README.md", [["region-monitor", "--help"]]),
+        // region-monitor, and beacon-ingest whose smoothing and evidence the location rules rest on.
+        ("Services/RegionMonitor/README.md", [["region-monitor", "--help"], ["beacon-ingest", "--help"]]),
         ("Services/OrderService/README.md", [["order-service", "--help"]]),
         ("Services/KitchenDisplay/README.md", [["kitchen-display", "--help"]]),
         ("Services/NotificationService/README.md", [["notification-service", "--help"]]),
