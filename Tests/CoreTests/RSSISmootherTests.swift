@@ -54,10 +54,10 @@ struct RSSISmootherTests {
         _ = smoother.add(rssi: -61, at: .at(40.001))
         // Past 40 s the first is gone: (-70 - 61) / 2, to 0.1 dB.
         #expect(smoother.evidence?.mean == -65.5 && smoother.evidence?.readings == 2)
-        // At most 48 readings: a phone reporting faster than once a second shortens the window.
+        // At most 40 readings: a phone reporting faster than once a second shortens the window.
         var fast = RSSISmoother()
-        for i in 0..<100 { _ = fast.add(rssi: i < 52 ? -90 : -60, at: .at(Double(i) * 0.1)) }
-        #expect(fast.evidence?.readings == 48 && fast.evidence?.mean == -60)
+        for i in 0..<100 { _ = fast.add(rssi: i < 60 ? -90 : -60, at: .at(Double(i) * 0.1)) }
+        #expect(fast.evidence?.readings == 40 && fast.evidence?.mean == -60)
     }
 
     @Test("distance from RSSI and measured power (the RSSI at 1 m), path-loss exponent 2", arguments: [

@@ -17,13 +17,20 @@ public struct RSSISmoother: Sendable {
     public let maxSamples: Int
     public let evidenceWindow: Double
     public let maxEvidence: Int
-    /// Readable readings, oldest first: RSSI (dBm) and time (ms), the evidence window's worth.
-    private var samples: [(rssi: Int16, at: Int64)] = []
+    /// Readable readings, oldest first: RSSI (dBm) and time (ms after `base`), the evidence
+    /// window's worth, 8 bytes each (a device-beacon holds up to `maxEvidence` of them).
+    private var samples: [Sample] = []
+    private var base: Int64 = 0
+
+    private struct Sample {
+        var offset: Int32
+        var rssi: Int8
+    }
     private var total = 0
     /// The time of the latest reading added, readable or not: what the smoothed RSSI is as of.
     private var latest: Int64?
 
-    public init(window: Double = 10, maxSamples: Int = 10, evidenceWindow: Double = 40, maxEvidence: Int = 48) {
+    public init(window: Double = 10, maxSamples: Int = 10, evidenceWindow: Double = 40, maxEvidence: Int = 40) {
         self.window = window
         self.maxSamples = maxSamples
         self.evidenceWindow = max(window, evidenceWindow)
@@ -36,14 +43,23 @@ public struct RSSISmoother: Sendable {
         let now = time.milliseconds
         latest = now
         let keep = Int64(evidenceWindow * 1000)
-        // Expired readings, and any dated after this one by more than the window (a clock that
-        // went back): the window holds only what is near this reading in time.
-        if samples.contains(where: { now - $0.at > keep || $0.at - now > keep }) {
-            samples.removeAll { now - $0.at > keep || $0.at - now > keep }
-            total = samples.reduce(0) { $0 + Int($1.rssi) }
+        if let last = samples.last, base + Int64(last.offset) - now > keep || now - base > Int64(Int32.max) - keep {
+            // The clock went back by more than the window, or offsets would outgrow 32 bits: what
+            // is held is not near this reading (or too old to matter).
+            samples.removeAll(keepingCapacity: true)
+            total = 0
         }
-        if rssi != 0 {
-            samples.append((Int16(clamping: rssi), now))
+        if samples.isEmpty { base = now }
+        // Readings come in time order (a phone's batch may repeat a time): the expired are in front.
+        var expired = 0
+        while expired < samples.count, now - (base + Int64(samples[expired].offset)) > keep {
+            total -= Int(samples[expired].rssi)
+            expired += 1
+        }
+        if expired > 0 { samples.removeFirst(expired) }
+        if rssi != 0, samples.isEmpty { base = now }
+        if rssi != 0, let offset = Int32(exactly: now - base) {
+            samples.append(Sample(offset: offset, rssi: Int8(clamping: rssi)))
             total += rssi
             if samples.count > maxEvidence {
                 total -= Int(samples[0].rssi)
@@ -53,22 +69,27 @@ public struct RSSISmoother: Sendable {
         return smoothed(at: now)
     }
 
-    /// The trimmed mean of the last `maxSamples` readings within `window` of `now` (nil when none).
+    /// The trimmed mean of the last `maxSamples` readings within `window` of `now` (nil when none):
+    /// with four or more, the strongest and the weakest left out. No sorting, no allocation: the
+    /// hot path of every sighting.
     private func smoothed(at now: Int64) -> Double? {
         let span = Int64(window * 1000)
-        var values: [Int] = []
-        values.reserveCapacity(maxSamples)
-        for sample in samples.reversed() {
-            guard values.count < maxSamples else { break }
-            if abs(now - sample.at) <= span { values.append(Int(sample.rssi)) }
+        var count = 0, sum = 0, low = Int.max, high = Int.min
+        var i = samples.count - 1
+        while i >= 0, count < maxSamples {
+            let sample = samples[i]
+            if abs(now - (base + Int64(sample.offset))) <= span {
+                let value = Int(sample.rssi)
+                count += 1
+                sum += value
+                low = min(low, value)
+                high = max(high, value)
+            }
+            i -= 1
         }
-        guard !values.isEmpty else { return nil }
-        values.sort()
-        if values.count >= 4 {
-            values.removeFirst()
-            values.removeLast()
-        }
-        return Double(values.reduce(0, +)) / Double(values.count)
+        guard count > 0 else { return nil }
+        if count >= 4 { return Double(sum - low - high) / Double(count - 2) }
+        return Double(sum) / Double(count)
     }
 
     /// The smoothed RSSI as of the latest reading added (nil when no readable one is in the window).
@@ -81,7 +102,7 @@ public struct RSSISmoother: Sendable {
     }
 
     /// The newest readable reading's time (held for the evidence window), which expiry of idle state goes by.
-    public var lastSample: Timestamp? { samples.last.map { Timestamp(milliseconds: $0.at) } }
+    public var lastSample: Timestamp? { samples.last.map { Timestamp(milliseconds: base + Int64($0.offset)) } }
 }
 
 /// Distance from RSSI and measured power (calibrated RSSI at 1 m) with the log-distance path-loss

@@ -34,12 +34,13 @@ struct NearestBeaconTracker {
     private let margin: Float
     private let readings: UInt16
     private let aloneReadings: UInt16
-    private let moved: Float
+    /// `--nearest-moved-db` as a ratio of distances: 10^(dB/20).
+    private let movedRatio: Double
 
     init(freshnessMilliseconds: Int64, marginDecibels: Double = 5, readings: Int = 25, aloneReadings: Int = 3, movedDecibels: Double = 8) {
         self.freshnessMilliseconds = freshnessMilliseconds
         margin = Float(marginDecibels)
-        moved = Float(movedDecibels)
+        movedRatio = pow(10, movedDecibels / 20)
         self.readings = UInt16(clamping: readings)
         self.aloneReadings = UInt16(clamping: aloneReadings)
     }
@@ -47,7 +48,7 @@ struct NearestBeaconTracker {
     /// Decides a device's nearest beacon at `now`; returns the announcement when it changed.
     func update(_ device: inout DeviceState, now: Int64, uuids: BeaconUUIDTable) -> NearestBeacon? {
         var leader: Heard?
-        var anyNear = false
+        var anyNear = false, rivalled = false
         for heard in device.heard where isFresh(heard, now) {
             if heard.proximity.decidesPlace {
                 anyNear = true
@@ -56,38 +57,45 @@ struct NearestBeaconTracker {
                     device.nearest = nearest
                 }
             }
-            if let current = leader, !Self.ranks(heard, before: current, uuids) { continue }
+            if let current = leader {
+                if !current.beacon.samePlace(as: heard.beacon) { rivalled = true }
+                if !Self.ranks(heard, before: current) { continue }
+            }
             leader = heard
         }
         guard anyNear, let leader else { return noneNear(&device, now: now) }
-        if let current = device.nearest, current.beacon.samePlace(as: leader.beacon), !contradicted(current.beacon, in: &device, now: now) {
+        if let current = device.nearest, current.beacon.samePlace(as: leader.beacon),
+           !rivalled || !contradicted(current.beacon, in: &device, now: now) {
             // Its café still leads: another of its beacons may become the station named.
             guard leader.beacon != current.beacon, leader.proximity.decidesPlace else { return nil }
             return name(&device, leader, now: now, uuids: uuids)
         }
-        if conclusive(leader, in: &device, now: now) { return name(&device, leader, now: now, uuids: uuids) }
+        if conclusive(leader, rivalled: rivalled, in: &device, now: now) { return name(&device, leader, now: now, uuids: uuids) }
         // Undecided: the candidates, announced when the set of cafés changed or a naming ended.
-        let candidates = self.candidates(device, leader: leader, now: now, uuids: uuids)
-        let key = Self.key(candidates)
+        let key = candidatesKey(device, leader: leader, now: now)
         guard device.nearest != nil || key != device.candidatesKey else { return nil }
+        // A lone café on a device with nothing announced is not announced: it is named within a
+        // reading or two (`aloneReadings`), and every arriving phone would publish twice.
+        // `nearest.get` answers it meanwhile.
+        if device.nearest == nil, device.candidatesKey == 0, rivalled == false { return nil }
         device.nearest = nil
         device.candidatesKey = key
         return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: now),
-                             candidates: candidates.map { uuids.identity($0.beacon) })
+                             candidates: candidates(device, leader: leader, now: now).map { uuids.identity($0.beacon) })
     }
 
     /// The candidates of an undecided device at `now` (empty when a café is named or none is near).
-    func candidates(_ device: DeviceState, now: Int64, uuids: BeaconUUIDTable) -> [Heard] {
+    func candidates(_ device: DeviceState, now: Int64) -> [Heard] {
         guard device.nearest == nil else { return [] }
         var leader: Heard?
         var anyNear = false
         for heard in device.heard where isFresh(heard, now) {
             anyNear = anyNear || heard.proximity.decidesPlace
-            if let current = leader, !Self.ranks(heard, before: current, uuids) { continue }
+            if let current = leader, !Self.ranks(heard, before: current) { continue }
             leader = heard
         }
         guard anyNear, let leader else { return [] }
-        return candidates(device, leader: leader, now: now, uuids: uuids)
+        return candidates(device, leader: leader, now: now)
     }
 
     /// When a near or immediate beacon stops counting (so the answer is decided again); nil for a
@@ -108,22 +116,30 @@ struct NearestBeaconTracker {
         now - heard.at < freshnessMilliseconds && heard.accuracy >= 0
     }
 
-    /// Nearer by the evidence; a tie goes to the lower identity, so the answer does not depend on
-    /// the order beacons were heard in.
-    private static func ranks(_ a: Heard, before b: Heard, _ uuids: BeaconUUIDTable) -> Bool {
-        a.level > b.level || (a.level == b.level && uuids.identity(a.beacon).description < uuids.identity(b.beacon).description)
+    /// Nearer by the evidence; a tie goes to the lower major, then minor, then UUID index, so the
+    /// answer does not depend on the order beacons were heard in.
+    private static func ranks(_ a: Heard, before b: Heard) -> Bool {
+        if a.level != b.level { return a.level > b.level }
+        if a.beacon.major != b.beacon.major { return a.beacon.major < b.beacon.major }
+        if a.beacon.minor != b.beacon.minor { return a.beacon.minor < b.beacon.minor }
+        return a.beacon.uuid < b.beacon.uuid
     }
 
-    /// Whether `leader` names its café: near, and alone long enough or ahead of every other café,
-    /// and not contradicted by the latest readings.
-    private func conclusive(_ leader: Heard, in device: inout DeviceState, now: Int64) -> Bool {
-        guard leader.proximity.decidesPlace, !contradicted(leader.beacon, in: &device, now: now) else { return false }
-        var rival: Float?
-        for heard in device.heard where isFresh(heard, now) && !heard.beacon.samePlace(as: leader.beacon) {
-            rival = max(rival ?? -.infinity, heard.level)
+    /// Whether `leader` names its café: near, and alone long enough (its café's readings together)
+    /// or ahead of every other café, and not contradicted by the latest readings.
+    private func conclusive(_ leader: Heard, rivalled: Bool, in device: inout DeviceState, now: Int64) -> Bool {
+        guard leader.proximity.decidesPlace else { return false }
+        guard rivalled else {
+            var together = 0
+            for heard in device.heard where isFresh(heard, now) { together += Int(heard.readings) }
+            return together >= Int(aloneReadings)
         }
-        guard let rival else { return leader.readings >= aloneReadings }
-        return leader.readings >= readings && leader.level - rival >= margin
+        guard leader.readings >= readings, !contradicted(leader.beacon, in: &device, now: now) else { return false }
+        var rival = -Float.infinity
+        for heard in device.heard where isFresh(heard, now) && !heard.beacon.samePlace(as: leader.beacon) {
+            rival = max(rival, heard.level)
+        }
+        return leader.level - rival >= margin
     }
 
     /// Whether the latest readings say the device has moved away from `beacon`'s café: another
@@ -133,59 +149,75 @@ struct NearestBeaconTracker {
     /// latest readings no longer put another café's near beacon nearer at all (`movedFrom`): the
     /// café the phone walked away from is not named again on its old readings.
     private func contradicted(_ beacon: CompactBeacon, in device: inout DeviceState, now: Int64) -> Bool {
-        var own = -Float.infinity, rival = -Float.infinity
+        // By accuracy (the smoothed RSSI's distance): `moved` dB nearer is `movedRatio` times nearer.
+        var own = Double.infinity, rival = Double.infinity
         for heard in device.heard where isFresh(heard, now) {
-            let latest = Self.latestLevel(heard)
             if heard.beacon.samePlace(as: beacon) {
-                own = max(own, latest)
+                own = min(own, heard.accuracy)
             } else if heard.proximity.decidesPlace {
-                rival = max(rival, latest)
+                rival = min(rival, heard.accuracy)
             }
         }
         if let from = device.movedFrom, from.samePlace(as: beacon) {
-            if rival > own { return true }
+            if rival < own { return true }
             device.movedFrom = nil
             return false
         }
-        guard rival - own >= moved else { return false }
+        guard rival.isFinite, own >= rival * movedRatio else { return false }
         device.movedFrom = beacon
         return true
-    }
-
-    /// The level of a heard beacon's latest smoothed reading: −20·log10 of its accuracy.
-    private static func latestLevel(_ heard: Heard) -> Float {
-        heard.accuracy > 0 ? Float(-20 * log10(heard.accuracy)) : 40
     }
 
     /// The leading beacon of every café within the margin of `leader`, likeliest first, and the
     /// café of the near beacon the latest readings put nearest (a phone that walked on is at the
     /// café it walked to, though the mean still favours the one it left), last.
-    private func candidates(_ device: DeviceState, leader: Heard, now: Int64, uuids: BeaconUUIDTable) -> [Heard] {
+    private func candidates(_ device: DeviceState, leader: Heard, now: Int64) -> [Heard] {
         var best: [Heard] = []
-        var latest: Heard?
-        for heard in device.heard where isFresh(heard, now) {
-            if heard.proximity.decidesPlace, latest.map({ Self.latestLevel(heard) > Self.latestLevel($0) }) ?? true { latest = heard }
-            guard leader.level - heard.level < margin else { continue }
+        for heard in device.heard where isFresh(heard, now) && leader.level - heard.level < margin {
             if let i = best.firstIndex(where: { $0.beacon.samePlace(as: heard.beacon) }) {
-                if Self.ranks(heard, before: best[i], uuids) { best[i] = heard }
+                if Self.ranks(heard, before: best[i]) { best[i] = heard }
             } else {
                 best.append(heard)
             }
         }
-        best.sort { Self.ranks($0, before: $1, uuids) }
-        if let latest, !best.contains(where: { $0.beacon.samePlace(as: latest.beacon) }) { best.append(latest) }
+        best.sort { Self.ranks($0, before: $1) }
+        if let latest = latestNear(device, now: now), !best.contains(where: { $0.beacon.samePlace(as: latest.beacon) }) { best.append(latest) }
         return Array(best.prefix(NearestBeacon.maxCandidates))
     }
 
-    /// An order-free key of the candidates' cafés (0: none), to announce only a changed set.
-    private static func key(_ candidates: [Heard]) -> UInt32 {
+    /// An order-free key of the cafés `candidates` would list (0: none), without building the
+    /// list: most decisions only need to know whether it changed.
+    private func candidatesKey(_ device: DeviceState, leader: Heard, now: Int64) -> UInt32 {
         var key: UInt32 = 0
-        for heard in candidates {
-            let place = UInt32(UInt16(bitPattern: heard.beacon.uuid)) << 16 | UInt32(heard.beacon.major)
-            // Mixed so that two sets rarely share a key (a shared key only skips one announcement).
-            key = key &+ (place &* 2_654_435_761 | 1)
+        let heard = device.heard
+        var latestCounted = false
+        let latest = latestNear(device, now: now)
+        for i in heard.indices where isFresh(heard[i], now) && leader.level - heard[i].level < margin {
+            // Each café once: skip a beacon whose café an earlier one within the margin counted.
+            let counted = heard[..<i].contains { isFresh($0, now) && leader.level - $0.level < margin && $0.beacon.samePlace(as: heard[i].beacon) }
+            if counted { continue }
+            key = key &+ Self.placeKey(heard[i].beacon)
+            if let latest, latest.beacon.samePlace(as: heard[i].beacon) { latestCounted = true }
         }
+        if let latest, !latestCounted { key = key &+ Self.placeKey(latest.beacon) }
         return key
+    }
+
+    /// The near beacon the latest smoothed readings put nearest, if any is fresh.
+    private func latestNear(_ device: DeviceState, now: Int64) -> Heard? {
+        var latest: Heard?
+        for heard in device.heard where isFresh(heard, now) && heard.proximity.decidesPlace {
+            if let current = latest, !(heard.accuracy < current.accuracy) { continue }
+            latest = heard
+        }
+        return latest
+    }
+
+    /// One café's share of a candidates key, mixed so that two sets rarely share a key (a shared
+    /// key only skips one announcement).
+    private static func placeKey(_ beacon: CompactBeacon) -> UInt32 {
+        let place = UInt32(UInt16(bitPattern: beacon.uuid)) << 16 | UInt32(beacon.major)
+        return place &* 2_654_435_761 | 1
     }
 
     private func name(_ device: inout DeviceState, _ leader: Heard, now: Int64, uuids: BeaconUUIDTable) -> NearestBeacon {

@@ -13,7 +13,7 @@ extension RegionEngine {
     /// likeliest first, as of `now` (empty when a café is named or no beacon is near).
     public func nearestCandidates(deviceId: String, now: Timestamp) -> [BeaconIdentity] {
         guard let slot = devices.slot(deviceId) else { return [] }
-        return nearestTracker.candidates(devices[slot], now: now.milliseconds, uuids: uuids).map { uuids.identity($0.beacon) }
+        return nearestTracker.candidates(devices[slot], now: now.milliseconds).map { uuids.identity($0.beacon) }
     }
 
     /// Restores the last announced nearest beacon of a device, as if it were heard near at `now`
