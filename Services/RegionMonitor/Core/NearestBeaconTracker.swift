@@ -125,15 +125,13 @@ struct NearestBeaconTracker {
         return a.beacon.uuid < b.beacon.uuid
     }
 
-    /// Whether `leader` names its café: near, and alone long enough (its café's readings together)
-    /// or ahead of every other café, and not contradicted by the latest readings.
+    /// Whether `leader` names its café: near, and alone long enough or ahead of every other café,
+    /// and not contradicted by the latest readings. Alone, the leader's own readings count, not its
+    /// café's together: a first report that missed the other café's beacon but heard three of this
+    /// one's must not name it (`load-test truth` named the wrong café for two standing phones so).
     private func conclusive(_ leader: Heard, rivalled: Bool, in device: inout DeviceState, now: Int64) -> Bool {
         guard leader.proximity.decidesPlace else { return false }
-        guard rivalled else {
-            var together = 0
-            for heard in device.heard where isFresh(heard, now) { together += Int(heard.readings) }
-            return together >= Int(aloneReadings)
-        }
+        guard rivalled else { return leader.readings >= aloneReadings }
         guard leader.readings >= readings, !contradicted(leader.beacon, in: &device, now: now) else { return false }
         var rival = -Float.infinity
         for heard in device.heard where isFresh(heard, now) && !heard.beacon.samePlace(as: leader.beacon) {
