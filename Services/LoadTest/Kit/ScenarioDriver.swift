@@ -88,9 +88,13 @@ public final class ScenarioDriver {
 
         let sightingSent = Reactor.monotonic()
         _ = try timed("request: ingest sighting") {
-            try ingest.call(Op.ingestReport, IngestReport(deviceId: device, sightings: [
-                RangingReport(uuid: catalog.beaconUUID, major: cafe.beaconMajor, minor: station.minor, rssi: -60, measuredPower: -59, timestamp: Timestamp(Date())),
-            ]), as: IngestResult.self)
+            // The last three seconds of the phone's ranging, one reading a second, as an app batches
+            // them: region-monitor names a café heard alone on three readings.
+            let now = Timestamp(Date())
+            return try ingest.call(Op.ingestReport, IngestReport(deviceId: device, sightings: (0..<3).map { ago in
+                RangingReport(uuid: catalog.beaconUUID, major: cafe.beaconMajor, minor: station.minor, rssi: -60, measuredPower: -59,
+                              timestamp: now.adding(seconds: Double(ago - 2)))
+            }), as: IngestResult.self)
         }
         try awaitEvent("region.event.", since: sightingSent, step: "sighting → region event") {
             if case .region(let e) = $0.body { return e.deviceId == device && e.state == .satisfied }
