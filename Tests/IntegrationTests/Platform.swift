@@ -3,8 +3,8 @@ import Messages
 import ServiceRuntime
 import ZeroMQ
 
-/// The whole platform as real processes: the built executables on loopback ports the system picked
-/// (`LoopbackPorts` binds port 0 and reads the port back), with a fresh data folder, stopped (and
+/// The whole platform as real processes: the built executables on free loopback ports
+/// (`LoopbackPorts` finds them free below the ephemeral range), with a fresh data folder, stopped (and
 /// killed if need be) when the test ends, pass or fail.
 final class Platform {
     static let services = ["beacon-ingest", "region-monitor", "order-service", "kitchen-display", "notification-service"]

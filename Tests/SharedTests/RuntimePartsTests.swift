@@ -322,3 +322,13 @@ struct QuotingTests {
         #expect((reply.error?.message.count ?? .max) < 200)
     }
 }
+
+@Suite("Free loopback ports")
+struct LoopbackPortsTests {
+    @Test("distinct, bindable, and below the ephemeral range, where outgoing connections never take them")
+    func belowEphemeral() throws {
+        let ports = try LoopbackPorts.free(40)
+        #expect(Set(ports).count == 40)
+        #expect(ports.allSatisfy { LoopbackPorts.range.contains($0) })
+    }
+}
