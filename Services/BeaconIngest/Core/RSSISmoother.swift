@@ -49,7 +49,6 @@ public struct RSSISmoother: Sendable {
             samples.removeAll(keepingCapacity: true)
             total = 0
         }
-        if samples.isEmpty { base = now }
         // Readings come in time order (a phone's batch may repeat a time): the expired are in front.
         var expired = 0
         while expired < samples.count, now - (base + Int64(samples[expired].offset)) > keep {

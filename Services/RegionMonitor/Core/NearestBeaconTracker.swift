@@ -77,7 +77,7 @@ struct NearestBeaconTracker {
         // A lone café on a device with nothing announced is not announced: it is named within a
         // reading or two (`aloneReadings`), and every arriving phone would publish twice.
         // `nearest.get` answers it meanwhile.
-        if device.nearest == nil, device.candidatesKey == 0, rivalled == false { return nil }
+        if device.nearest == nil, device.candidatesKey == 0, !rivalled { return nil }
         device.nearest = nil
         device.candidatesKey = key
         return NearestBeacon(deviceId: device.id, beacon: nil, proximity: nil, date: Timestamp(milliseconds: now),
