@@ -103,6 +103,22 @@ struct RegionNearestEvidenceTests {
         #expect(announced.map(\.beacon) == [nil] && announced.first?.candidates == [Self.bar, Self.grill])
     }
 
+    @Test("a café whose beacon is near is always a candidate, however far behind the leader its first readings are")
+    func nearIsCandidate() {
+        let engine = Self.engine()
+        // A first report at the coffee bar's counter that caught Caffè Macs' beacon strong and its
+        // own weak: 13 dB behind and not the nearest by the latest readings, but near.
+        _ = engine.sighting(Self.heard(Self.grill, mean: -62, readings: 2, at: 0))
+        let both = engine.sighting(Self.heard(Self.bar, mean: -75, readings: 2, at: 0.1)).nearest
+        #expect(both.map(\.beacon) == [nil] && both.first?.candidates == [Self.grill, Self.bar])
+        #expect(engine.nearestCandidates(deviceId: "phone-1", now: .at(0.2)) == [Self.grill, Self.bar])
+        // A far beacon that far behind is not.
+        let other = Self.engine()
+        _ = other.sighting(Self.heard(Self.grill, mean: -62, readings: 2, at: 0))
+        _ = other.sighting(Self.heard(Self.bar, mean: -75, readings: 2, .far, at: 0.1))
+        #expect(other.nearestCandidates(deviceId: "phone-1", now: .at(0.2)) == [Self.grill])
+    }
+
     @Test("a named café stays while it leads; when another leads without the evidence it falls back to candidates, and a conclusive leader is named: never a guess")
     func switching() {
         let engine = Self.engine()

@@ -19,6 +19,18 @@ struct TruthMetricsTests {
         #expect(TruthMetrics.switches(timeline) == switches)
     }
 
+    @Test("withdrawals: a named café followed by none, however often; a switch is not one", arguments: [
+        (cafes: [String?](), withdrawals: 0),
+        (["a", "b", "a"], 0),
+        (["a", nil, "a", nil, nil, "a"], 2),
+        ([nil, "a", nil], 1),
+        (["a", nil, "b"], 1),
+    ])
+    func withdrawals(cafes: [String?], withdrawals: Int) {
+        let timeline: Timeline = cafes.enumerated().map { (Double($0), $1) }
+        #expect(TruthMetrics.withdrawals(timeline) == withdrawals)
+    }
+
     @Test("wrong answers: a café named that is not the truth; none named is not wrong; no truth judges nothing")
     func wrongAnswers() {
         let timeline: Timeline = [(0, "a"), (1, "b"), (2, nil), (3, "b"), (4, "a"), (5, "b")]

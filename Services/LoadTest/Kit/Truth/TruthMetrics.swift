@@ -111,6 +111,12 @@ public enum TruthMetrics {
         return best?.value.cafe
     }
 
+    /// How often a named café stopped being named without another being named in its place (the
+    /// answer went back to candidates or none): the cost of letting the latest readings end a naming.
+    public static func withdrawals(_ timeline: [(t: Double, cafe: String?)]) -> Int {
+        zip(timeline, timeline.dropFirst()).filter { $0.0.cafe != nil && $0.1.cafe == nil }.count
+    }
+
     /// The `q` quantile (0…1) of `values`, nearest rank; nil when empty.
     public static func quantile(_ values: [Double], _ q: Double) -> Double? {
         guard !values.isEmpty else { return nil }

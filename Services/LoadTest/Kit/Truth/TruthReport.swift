@@ -18,10 +18,14 @@ struct TruthReport: Codable {
     var verdicts: [TruthVerdict]
     /// Each phone whose campus circles flapped: its index, scenario and circle events ("t identifier state").
     var flapped: [Flapped]
+    /// What to look at first when a verdict is missed: each arrival whose answer held its café
+    /// over 3 s late, and each walk between counters that did not switch once, with the answers
+    /// around it ("t café…").
+    var late: [Flapped]
 
     enum CodingKeys: String, CodingKey {
         case seed, phones, durationSeconds, exitSeconds, noise, reportsSent, sightingsSent, requestFailures, namingSeconds, holdingSeconds, enterSeconds
-        case exitSeconds_ = "exitLatencySeconds", verdicts, flapped
+        case exitSeconds_ = "exitLatencySeconds", verdicts, flapped, late
     }
 
     struct Flapped: Codable {
@@ -71,13 +75,14 @@ struct TruthReport: Codable {
         requestFailures = o.requestFailures
 
         let end = o.end
-        var flapped: [Flapped] = []
+        var flapped: [Flapped] = [], late: [Flapped] = []
         var naming: [Double?] = [], holding: [Double?] = [], enter: [Double?] = [], exit: [Double?] = []
         // The evidence figure: arrivals whose own readings favoured another café `w` seconds on.
         let spans: [Double] = [3, 10, 30]
         var misled = spans.map { _ in (wrong: 0, of: 0) }
         var alternating = [TruthScenario.Kind: (phones: Int, changes: Int, pollChanges: Int, of: Int)]()
         var wrongBy: [TruthScenario.Kind: Int] = [:], lateHolding: [TruthScenario.Kind: Int] = [:]
+        var withdrawn = 0, withdrawnPhones = 0, standingPhones = 0
         var wrong = 0, judged = 0, switchedOnce = 0, walkers = 0, flaps = 0, unknowns = 0, sitterExits = 0, sitters = 0, passersNamed = 0, passers = 0
         let circles: Set<String> = ["caffe-macs.area", "caffe-macs.approach"]
         for (p, s) in o.scenarios.enumerated() {
@@ -87,7 +92,12 @@ struct TruthReport: Codable {
                 naming.append(TruthMetrics.namingLatency(seen.nearest, cafe: arrival.cafe, arrival: arrival.t))
                 let held = TruthMetrics.holdingLatency(seen.held, cafe: arrival.cafe, arrival: arrival.t)
                 holding.append(held)
-                if (held ?? .infinity) > 3 { lateHolding[s.kind, default: 0] += 1 }
+                if (held ?? .infinity) > 3 {
+                    lateHolding[s.kind, default: 0] += 1
+                    let around = seen.held.filter { $0.t > arrival.t - 5 && $0.t < arrival.t + 30 }
+                    late.append(Flapped(phone: p, scenario: s.kind.rawValue, events: [String(format: "%.1f arrived at ", arrival.t) + arrival.cafe]
+                                        + around.map { String(format: "%.1f ", $0.t) + ($0.cafes.isEmpty ? "none" : $0.cafes.joined(separator: " or ")) }))
+                }
                 for (i, w) in spans.enumerated() where arrival.t + w <= end {
                     misled[i].of += 1
                     if TruthMetrics.favoured(o.readings[p], since: arrival.t, seconds: w) != arrival.cafe { misled[i].wrong += 1 }
@@ -113,9 +123,17 @@ struct TruthReport: Codable {
                 let changes = TruthMetrics.switches(seen.nearest), pollChanges = TruthMetrics.switches(seen.polls)
                 row = (row.phones + (changes + pollChanges > 0 ? 1 : 0), row.changes + changes, row.pollChanges + pollChanges, row.of + 1)
                 alternating[s.kind] = row
+                let mine = TruthMetrics.withdrawals(seen.nearest)
+                withdrawn += mine
+                if mine > 0 { withdrawnPhones += 1 }
+                standingPhones += 1
             case .walkBetween:
                 walkers += 1
-                if TruthMetrics.switches(seen.nearest) == 1 { switchedOnce += 1 }
+                if TruthMetrics.switches(seen.nearest) == 1 {
+                    switchedOnce += 1
+                } else {
+                    late.append(Flapped(phone: p, scenario: s.kind.rawValue, events: seen.nearest.map { String(format: "%.1f ", $0.t) + ($0.cafe ?? "none") }))
+                }
             case .sitInside:
                 sitters += 1
                 sitterExits += TruthMetrics.flaps(seen.events, identifiers: ["caffe-macs"])
@@ -140,8 +158,8 @@ struct TruthReport: Codable {
 
         var v: [TruthVerdict] = []
         v.append(TruthVerdict(name: "café named after arriving within 2 m", value: namingSeconds.text, target: "p95 ≤ 3 s", met: (namingSeconds.p95 ?? .infinity) <= 3))
-        let late = TruthScenario.Kind.allCases.compactMap { kind in lateHolding[kind].map { "\(kind.rawValue) \($0)" } }
-        v.append(TruthVerdict(name: "café named or a candidate after arriving", value: holdingSeconds.text + (late.isEmpty ? "" : "; over 3 s: " + late.joined(separator: ", ")),
+        let lateKinds = TruthScenario.Kind.allCases.compactMap { kind in lateHolding[kind].map { "\(kind.rawValue) \($0)" } }
+        v.append(TruthVerdict(name: "café named or a candidate after arriving", value: holdingSeconds.text + (lateKinds.isEmpty ? "" : "; over 3 s: " + lateKinds.joined(separator: ", ")),
                               target: "p95 ≤ 3 s", met: (holdingSeconds.p95 ?? .infinity) <= 3))
         v.append(TruthVerdict(name: "evidence: readings favour another café",
                               value: zip(spans, misled).map { "after \(Int($0)) s \($1.wrong) of \($1.of)" }.joined(separator: ", "),
@@ -162,6 +180,9 @@ struct TruthReport: Codable {
         v.append(TruthVerdict(name: "wrong answers standing at counters", value: "\(standing) (all within 3 m of a beacon: \(wrong) of \(judged)"
                                 + (byKind.isEmpty ? "" : "; " + byKind.joined(separator: ", ")) + ")",
                               target: "0", met: judged == 0 ? nil : standing == 0))
+        v.append(TruthVerdict(name: "naming withdrawn standing at counters",
+                              value: "\(withdrawn) times on \(withdrawnPhones) of \(standingPhones) phones (\(String(format: "%.2f", Double(withdrawn) / max(Double(standingPhones) * settings.duration / 3600, 1e-9))) per phone-hour)",
+                              target: "", met: nil))
         v.append(TruthVerdict(name: "walk between counters switches once", value: "\(switchedOnce) of \(walkers) phones", target: "all", met: walkers == 0 ? nil : switchedOnce == walkers))
         v.append(TruthVerdict(name: "circle flaps (caffe-macs area/approach)", value: "\(flaps) (\(String(format: "%.2f", Double(flaps) / max(phoneHours, 1e-9))) per phone-hour)",
                               target: "0", met: flaps == 0))
@@ -170,6 +191,7 @@ struct TruthReport: Codable {
         v.append(TruthVerdict(name: "passers-by 6 m away named a café", value: "\(passersNamed) of \(passers)", target: "", met: nil))
         verdicts = v
         self.flapped = flapped
+        self.late = late
     }
 
     /// The times the phone truly arrives within 2 m of a café's beacon (0.1 s grid), before `end`.
