@@ -13,9 +13,9 @@ struct DeployedSocketTests {
     static let requestSockets = ["bus"] + Platform.services
 
     /// A key pair that knows every server's public key but is in no registry the platform reads.
-    static func stranger(of platform: Platform) throws -> SocketSecurity {
+    static func stranger(of platform: Platform, _ index: Int = 0) throws -> SocketSecurity {
         let keys = try #require(platform.keys)
-        let folder = KeyFolder(platform.root.appendingPathComponent("stranger-keys").path)
+        let folder = KeyFolder(platform.root.appendingPathComponent(index == 0 ? "stranger-keys" : "stranger-keys-\(index)").path)
         if !FileManager.default.fileExists(atPath: folder.registryPath) {
             try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
             var registry = try keys.registry()
@@ -49,28 +49,30 @@ struct DeployedSocketTests {
         }
     }
 
-    @Test("a refused key that keeps coming back is logged once per 10 s, with the count, not once per attempt")
+    @Test("refused keys are logged once per reason per 10 s, then summarized: not once per attempt nor per key; health counts them by reason")
     func refusedHandshakesDoNotFloodTheLog() throws {
         let platform = try Platform(security: .deployed)
         defer { platform.stop() }
         try platform.start(busAnd: ["kitchen-display"])
         let context = try Context()
-        let stranger = try Self.stranger(of: platform)
-        // Six connections with the same unknown key, one after another, as a client retrying would.
+        // Six connections with the same unknown key, one after another, as a client retrying
+        // would, and six more with six other unknown keys, as a flood would.
+        let strangers = try [Self.stranger(of: platform)] + (1...6).map { try Self.stranger(of: platform, $0) }
         var sockets: [Socket] = []
         defer { sockets.forEach { $0.close() } }
-        for _ in 0..<6 {
+        for i in 0..<12 {
             let socket = try Socket(context, .req)
             try socket.setLinger(milliseconds: 0)
-            try stranger.secureClient(socket, server: "kitchen-display")
+            try strangers[i < 6 ? 0 : i - 5].secureClient(socket, server: "kitchen-display")
             try socket.connect(platform.endpoint("kitchen-display"))
             sockets.append(socket)
         }
         let health = try platform.client("kitchen-display", as: "operator", context: context)
         defer { health.close() }
         _ = try eventually("every handshake refused") { () -> Bool? in
-            let refused = Int(try health.call(Op.health, Empty(), as: HealthStatus.self).details["zap.refused"] ?? "0") ?? 0
-            return refused >= 6 ? true : nil
+            let details = try health.call(Op.health, Empty(), as: HealthStatus.self).details
+            let refused = Int(details["zap.refused.unknownKey"] ?? "0") ?? 0
+            return refused >= 12 ? true : nil
         }
         let lines = platform.log("kitchen-display").components(separatedBy: "\n").filter { $0.contains("handshake refused") }
         #expect(lines.count == 1, "\(lines)")

@@ -169,6 +169,7 @@ public final class SocketSecurity {
         if let zap {
             details["zap.accepted"] = "\(zap.accepted)"
             details["zap.refused"] = "\(zap.refused)"
+            for (reason, count) in zap.refusedByReason { details["zap.refused.\(reason)"] = "\(count)" }
         }
         if let registry { details["keys.count"] = "\(registry.current.principals.count)" }
         return details

@@ -25,9 +25,11 @@ public final class ZAPHandler: @unchecked Sendable {
     /// of the same key (the bus's subscription ledger mirrors libzmq's per-connection record).
     private let sessionCount = Atomic<Int>(0)
     private var thread: Thread?
-    /// When each refusal was last logged, and how many since (ZAP thread only).
-    private var lastWarned: [String: Double] = [:]
-    private var unwarned: [String: Int] = [:]
+    /// Refusals as the log sees them: the first of each reason, then a summary a window (ZAP thread only).
+    private var refusalLog = RefusalLog()
+    /// Refusals by reason since start, for health: the unknown keys of a flood apart from a
+    /// plain client or a role knocking at the wrong socket.
+    private let refusedNotCurve = Atomic<Int>(0), refusedUnknownKey = Atomic<Int>(0), refusedRole = Atomic<Int>(0)
     /// ZAP domains whose sockets admit only some roles (the bus's capture socket: operators).
     private let admitted = Mutex<[String: Set<Role>]>([:])
 
@@ -44,6 +46,12 @@ public final class ZAPHandler: @unchecked Sendable {
     /// Handshakes accepted and refused since start.
     public var accepted: Int { acceptedCount.load(ordering: .relaxed) }
     public var refused: Int { refusedCount.load(ordering: .relaxed) }
+    /// Refused handshakes by reason: `notCurve` (a client without CURVE reaching the handler),
+    /// `unknownKey`, `roleNotAdmitted`; the rest of `refused` were malformed ZAP requests.
+    public var refusedByReason: [String: Int] {
+        ["notCurve": refusedNotCurve.load(ordering: .relaxed), "unknownKey": refusedUnknownKey.load(ordering: .relaxed),
+         "roleNotAdmitted": refusedRole.load(ordering: .relaxed)]
+    }
     public var isRunning: Bool { thread != nil && !stopping.load(ordering: .acquiring) }
 
     /// Binds the ZAP endpoint in `context` and starts answering; throws when it cannot bind
@@ -84,6 +92,7 @@ public final class ZAPHandler: @unchecked Sendable {
     private func serve(_ socket: Socket) {
         while !stopping.load(ordering: .acquiring) {
             do {
+                for line in refusalLog.due(now: Reactor.monotonic()) { logger.warning(line.message, line.metadata) }
                 guard try Poller.wait(for: socket, events: .readable, timeoutMilliseconds: 250) else { continue }
                 while let frames = try socket.tryReceiveMultipart() {
                     try socket.send(multipart: answer(frames))
@@ -109,17 +118,20 @@ public final class ZAPHandler: @unchecked Sendable {
         let address = String(decoding: frames[3], as: UTF8.self)
         guard frames[5] == Data("CURVE".utf8), frames.count == 7, let key = Z85.encodeKey(frames[6]) else {
             refusedCount.add(1, ordering: .relaxed)
+            refusedNotCurve.add(1, ordering: .relaxed)
             warnRefused("not CURVE", who: address, ["peer.address": address])
             return reply("400", "CURVE required")
         }
         guard let principal = registry.current.principal(key: key) else {
             refusedCount.add(1, ordering: .relaxed)
+            refusedUnknownKey.add(1, ordering: .relaxed)
             warnRefused("unknown key", who: key, ["key": key, "peer.address": address])
             return reply("400", "unknown key")
         }
         let domain = String(decoding: frames[2], as: UTF8.self)
         if let roles = admitted.withLock({ $0[domain] }), !roles.contains(principal.role) {
             refusedCount.add(1, ordering: .relaxed)
+            refusedRole.add(1, ordering: .relaxed)
             warnRefused("role not admitted", who: principal.name, ["principal": principal.name, "role": principal.role.rawValue,
                                                                   "zap.domain": domain, "peer.address": address])
             return reply("400", "role not admitted")
@@ -130,22 +142,11 @@ public final class ZAPHandler: @unchecked Sendable {
         return reply("200", "OK", user: principal.name, metadata: Self.metadata(["X-Key": key, "X-Session": String(session)]))
     }
 
-    /// Logs a refused handshake at most once per 10 s per reason and key (or address): a refused
-    /// client reconnects every fraction of a second and must not flood the log. The line says how
-    /// many were refused since the last. Runs on the ZAP thread only.
+    /// Logs a refused handshake: the first of its reason at once, the rest of the next 10 s as one
+    /// summary (`RefusalLog`), so a flood of distinct keys cannot flood the log. Runs on the ZAP
+    /// thread only.
     private func warnRefused(_ reason: String, who: String, _ metadata: [String: String]) {
-        let key = reason + "\u{1}" + who
-        let now = Reactor.monotonic()
-        if let last = lastWarned[key], now - last < 10 {
-            unwarned[key, default: 0] += 1
-            return
-        }
-        if lastWarned.count >= 1_024 { lastWarned.removeAll() }
-        lastWarned[key] = now
-        var line = metadata
-        line["reason"] = reason
-        line["refused.unlogged"] = "\(unwarned.removeValue(forKey: key) ?? 0)"
-        logger.warning("handshake refused", line)
+        for line in refusalLog.refused(reason, who: who, metadata, now: Reactor.monotonic()) { logger.warning(line.message, line.metadata) }
     }
 
     /// ZMTP metadata: per property a one-byte name length, the name, a four-byte big-endian value
