@@ -22,6 +22,9 @@ public final class RequestRouter {
     /// Of those, requests naming an on-behalf-of principal from a key that is not the edge's.
     public private(set) var onBehalfOfRefusals = 0
     private let logger: Logger
+    /// Refused requests in the log: the first of each op and role at once, then a summary every 10 s
+    /// (a phone calling `replay` in a loop wrote a warning per call).
+    private var refusalLog = RefusalLog(first: "request refused", summary: "requests refused")
     /// Requests larger than this are refused unread.
     public var maxRequestBytes: Int
 
@@ -78,7 +81,8 @@ public final class RequestRouter {
                 refusals += 1
                 var fields = ["op": op, "principal": caller.name, "role": caller.role?.rawValue ?? "developer", "error.message": error.message]
                 if caller.onBehalf { fields["via"] = connection.name }
-                logger.warning("request refused", fields)
+                let reason = op + " by " + (caller.role?.rawValue ?? "developer")
+                for line in refusalLog.refused(reason, who: caller.name, fields, now: Reactor.monotonic()) { logger.warning(line.message, line.metadata) }
                 return Self.errorReply(error)
             }
             logger.debug("request refused", ["op": op, "error.code": error.code, "error.message": error.message])
@@ -89,6 +93,11 @@ public final class RequestRouter {
             logger.error("request failed", ["op": op, "error": "\(error)"])
             return Self.errorReply(ServiceError(.internalError, "the service could not complete \(op); nothing was changed"))
         }
+    }
+
+    /// Writes the summaries of refusals whose 10 s window ended (the request server calls it each second).
+    public func flushRefusalLog() {
+        for line in refusalLog.due(now: Reactor.monotonic()) { logger.warning(line.message, line.metadata) }
     }
 
     /// The reply to one request message as a request socket received it: one frame, from the

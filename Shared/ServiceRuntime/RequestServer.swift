@@ -45,6 +45,7 @@ public final class RequestServer {
     /// Answers requests whenever the socket is readable.
     public func attach(to reactor: Reactor) {
         reactor.onReadable(socket) { [unowned self] in try self.serve() }
+        reactor.every(1, name: "refused requests' log") { [unowned self] in self.router.flushRefusalLog() }
     }
 
     /// Adds keys to the health reply.

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import SQLite
 import ServiceRuntime
 import Testing
@@ -102,6 +103,20 @@ struct RequestRouterTests {
         let reply = router.handle(frame("{\"op\":\"sql\",\"id\":\"1\",\"body\":{\"name\":\"Ada\",\"count\":1}}"))
         #expect(!reply.utf8Text.contains("secret schema detail"))
         #expect(sink.lines.contains { $0.contains("secret schema detail") && $0.contains("\"level\":\"error\"") })
+    }
+
+    @Test("refused requests are logged once per op and role, then summarized every 10 s: a phone calling replay in a loop writes one line, not one per call")
+    func refusalsSummarized() throws {
+        let sink = CapturingSink()
+        let router = router(logger: sink.logger())
+        let phones = (0..<3).map { Caller(principal: Principal(name: "phone-\($0)", role: .phone, publicKey: "", deviceId: "D\($0)", userId: "U\($0)")) }
+        for i in 0..<60 {
+            let reply = router.handle(frame(#"{"op":"greet","id":"1","body":{"name":"Ada","count":1}}"#), caller: phones[i % 3])
+            #expect(try errorOf(reply).code == "auth.forbidden")
+        }
+        #expect(router.refusals == 60)
+        let refused = sink.lines.filter { $0.contains("request refused") || $0.contains("requests refused") }
+        #expect(refused.count == 1 && refused[0].contains("phone-0") && refused[0].contains("\"level\":\"warning\""), "\(refused)")
     }
 
     @Test("raw handlers build their own reply bytes")

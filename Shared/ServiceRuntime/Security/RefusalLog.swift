@@ -1,6 +1,6 @@
-/// What the log says about refused handshakes: the first of each reason at once, with who it was,
-/// and the rest as one summary line per reason every `window` seconds: how many, how many distinct
-/// keys or addresses, and a few of them.
+/// What the log says about refusals (handshakes, requests): the first of each reason at once, with
+/// who it was, and the rest as one summary line per reason every `window` seconds: how many, how
+/// many distinct keys, principals or addresses, and a few of them.
 ///
 /// A line per refused key let a flood of 16,000 distinct unknown keys write 15,421 warnings (3.9 MB)
 /// in 30 s (issue 28). Now a flood writes at most one line per reason per window, whatever the
@@ -26,6 +26,13 @@ struct RefusalLog {
 
     /// The open window of each reason: opened by a refusal logged at once, kept while refusals come.
     private var windows: [String: Window] = [:]
+    /// The message of a refusal logged at once, and of a summary.
+    private let first: String, summary: String
+
+    init(first: String = "handshake refused", summary: String = "handshakes refused") {
+        self.first = first
+        self.summary = summary
+    }
 
     /// Records a refusal for `reason` by `who` (a key or an address) at `now` (seconds, monotonic):
     /// the lines to log now. `metadata` is the first refusal's detail.
@@ -35,7 +42,7 @@ struct RefusalLog {
             windows[reason] = Window(since: now)
             var first = metadata
             first["reason"] = reason
-            lines.append(Line(message: "handshake refused", metadata: first))
+            lines.append(Line(message: self.first, metadata: first))
             return lines
         }
         window.count += 1
@@ -56,7 +63,7 @@ struct RefusalLog {
                 continue
             }
             let distinct = window.distinct.count >= Self.distinctLimit ? "≥\(Self.distinctLimit)" : "\(window.distinct.count)"
-            lines.append(Line(message: "handshakes refused", metadata: [
+            lines.append(Line(message: summary, metadata: [
                 "reason": reason, "refused": "\(window.count)", "distinct": distinct,
                 "samples": window.samples.joined(separator: ","), "seconds": "\(Int((now - window.since).rounded()))",
             ]))
