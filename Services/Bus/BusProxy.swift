@@ -112,6 +112,7 @@ final class BusProxy {
                 }
             }
         }
+        if let gates { reactor.every(1, name: "subscription budget") { gates.subscriptions.tick() } }
         reactor.onReadable(health) {
             while let message = try health.tryReceivePeerMessage() {
                 let reply = router.reply(to: message, security: security)

@@ -29,6 +29,9 @@ final class SubscriptionGate {
     private let reactor: Reactor
     private let logger: Logger
     private var ledger = SubscriptionLedger()
+    private var budget = SubscriptionBudget()
+    private var overBudget: [SubscriptionBudget.Refusal: Int] = [:]
+    private var refusalLog = RefusalLog(first: "subscription over budget", summary: "subscriptions over budget")
     /// Whether this libzmq still lets a subscription be applied to an ended connection (< 4.3.5).
     private let appliesToEndedConnections: Bool
     private(set) var changes = 0
@@ -78,7 +81,18 @@ final class SubscriptionGate {
             let holder = message.session ?? ""
             if kind == 1 {
                 let principal = sockets.security.caller(userId: message.userId, key: message.publicKey)?.principal
-                let allowed = principal.map { BusAccess.maySubscribe($0, to: prefix) } ?? false
+                var allowed = principal.map { BusAccess.maySubscribe($0, to: prefix) } ?? false
+                if allowed || prefix.count > budget.limits.maxPrefixBytes, ledger.holding(prefix, by: holder) != true {
+                    let held = ledger.held(by: holder)
+                    if let refusal = budget.subscribe(prefix, by: holder, held: held.count, heldBytes: held.bytes, now: Reactor.monotonic()) {
+                        overBudget[refusal, default: 0] += 1
+                        logOverBudget(refusal, principal: message.userId ?? "", prefix: prefix)
+                        // No one may hold a prefix that long, so no release of it can concern an
+                        // allowed holder: it is not recorded (the ledger stays small under a flood of them).
+                        if refusal == .prefixTooLong { continue }
+                        allowed = false
+                    }
+                }
                 if allowed {
                     try backend.subscribe(bytes: prefix)
                     appliedThisPass.insert(prefix)
@@ -94,6 +108,19 @@ final class SubscriptionGate {
             }
         }
         if let rebuildReason { try rebuild(.unpaired, reason: rebuildReason) }
+    }
+
+    /// The first subscription over budget of a reason at once, then a summary every 10 s.
+    private func logOverBudget(_ refusal: SubscriptionBudget.Refusal, principal: String, prefix: [UInt8]) {
+        let metadata = ["principal": principal, "prefix": Quoting.cut(String(decoding: prefix.prefix(128), as: UTF8.self))]
+        for line in refusalLog.refused(refusal.rawValue, who: principal, metadata, now: Reactor.monotonic()) { logger.warning(line.message, line.metadata) }
+    }
+
+    /// Writes the over-budget summaries whose window ended and forgets idle budget accounts (each second).
+    func tick() {
+        let now = Reactor.monotonic()
+        for line in refusalLog.due(now: now) { logger.warning(line.message, line.metadata) }
+        budget.prune(now: now)
     }
 
     /// Tells the publishers (through the XSUB side) to start or stop sending `prefix`.
@@ -123,6 +150,7 @@ final class SubscriptionGate {
                        "subscriptions.upstream": "\(ledger.upstream.count)", "subscriptions.held": "\(ledger.totalHoldings)"]
         for (role, count) in refused { details["refused.subscriptions.\(role?.rawValue ?? "unknownKey")"] = "\(count)" }
         for (cause, count) in rebuilds { details["subscribers.cut.\(cause.rawValue)"] = "\(count)" }
+        for refusal in SubscriptionBudget.Refusal.allCases { details["refused.subscriptions.\(refusal.rawValue)"] = "\(overBudget[refusal] ?? 0)" }
         return details
     }
 }

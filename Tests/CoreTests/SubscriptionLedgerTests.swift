@@ -62,4 +62,23 @@ struct SubscriptionLedgerTests {
         #expect(ledger.upstream.isEmpty && ledger.totalHoldings == 0)
         #expect(ledger.released(order) == nil)
     }
+
+    @Test("the ledger counts each holder's allowed prefixes and their bytes, however they end: unsubscribed, released, reset")
+    func heldByHolder() {
+        var ledger = SubscriptionLedger()
+        _ = ledger.subscribed(Array("order.".utf8), by: "1", allowed: true)
+        _ = ledger.subscribed(Array("region.".utf8), by: "1", allowed: true)
+        _ = ledger.subscribed(Array("kitchen.".utf8), by: "1", allowed: false)
+        // A second subscribe from the same connection adds nothing.
+        _ = ledger.subscribed(Array("order.".utf8), by: "1", allowed: true)
+        #expect(ledger.held(by: "1") == (2, 13))
+        #expect(ledger.holding(Array("kitchen.".utf8), by: "1") == false && ledger.holding(Array("order.".utf8), by: "2") == nil)
+        _ = ledger.unsubscribed(Array("order.".utf8), by: "1")
+        #expect(ledger.held(by: "1") == (1, 7))
+        _ = ledger.released(Array("region.".utf8))
+        #expect(ledger.held(by: "1") == (0, 0))
+        _ = ledger.subscribed(Array("order.".utf8), by: "2", allowed: true)
+        _ = ledger.reset()
+        #expect(ledger.held(by: "2") == (0, 0))
+    }
 }

@@ -146,6 +146,26 @@ struct BusSecurityTests {
         #expect(Int(health["refused.subscriptions.phone"] ?? "") ?? 0 >= 5 && Int(health["refused.subscriptions.kiosk"] ?? "") ?? 0 >= 2, "\(health)")
     }
 
+    @Test("a subscriber holds at most 64 prefixes of at most 256 bytes: the rest are refused, counted by reason, never forwarded; what it holds still flows")
+    func subscriptionBudget() throws {
+        let platform = try Platform(security: .deployed)
+        defer { platform.stop() }
+        try platform.start(busAnd: [])
+        let context = try Context()
+        let long = "order." + String(repeating: "x", count: 300)
+        let greedy = try BusSubscriber(platform, context, as: "operator", prefixes: ["order."] + (1..<70).map { "region.event.p\($0)." } + [long])
+        let orders = try platform.busPublisher(context, as: "order-service")
+        defer { greedy.close(); orders.close() }
+        let placed = Self.orderPlaced(device: "dev-2")
+        try platform.publish([(orders, Platform.frames("order.placed.caffe-macs.", placed))], pumping: [greedy]) { !greedy.on("order.").isEmpty }
+        let health = try platform.healthDetails("bus", context)
+        // 70 short prefixes: 64 held, 6 refused; the long one refused whatever it held.
+        #expect(health["refused.subscriptions.tooMany"] == "6" && health["refused.subscriptions.prefixTooLong"] == "1", "\(health)")
+        #expect(health["refused.subscriptions.tooFast"] == "0" && health["refused.subscriptions.tooManyBytes"] == "0", "\(health)")
+        #expect(Int(health["subscriptions.upstream"] ?? "") ?? 0 <= 64 + 8, "only held prefixes go to the publishers: \(health)")
+        #expect(platform.log("bus").components(separatedBy: "\n").filter { $0.contains("subscription over budget") }.count == 2)
+    }
+
     @Test("several subscribers to one prefix: one leaving, or a refused one leaving, keeps the prefix flowing to the others")
     func sharedPrefix() throws {
         let platform = try Platform(security: .deployed)

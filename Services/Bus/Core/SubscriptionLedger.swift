@@ -23,6 +23,14 @@ public struct SubscriptionLedger: Sendable {
     private var holdings: [[UInt8]: [String: Bool]] = [:]
     /// The prefixes forwarded upstream and not withdrawn.
     public private(set) var upstream: Set<[UInt8]> = []
+    /// Per holder, its allowed holdings: how many and their bytes together (`SubscriptionBudget`).
+    private var allowedByHolder: [String: (count: Int, bytes: Int)] = [:]
+
+    /// Whether `holder` holds `prefix`, allowed (true) or refused (false); nil when it does not.
+    public func holding(_ prefix: [UInt8], by holder: String) -> Bool? { holdings[prefix]?[holder] }
+
+    /// How many allowed prefixes `holder` holds, and their bytes together.
+    public func held(by holder: String) -> (count: Int, bytes: Int) { allowedByHolder[holder] ?? (0, 0) }
 
     public init() {}
 
@@ -34,7 +42,9 @@ public struct SubscriptionLedger: Sendable {
 
     /// A subscription message from `holder`, allowed or refused.
     public mutating func subscribed(_ prefix: [UInt8], by holder: String, allowed: Bool) -> Upstream? {
+        if holdings[prefix]?[holder] != nil { remove(prefix, holder) }
         holdings[prefix, default: [:]][holder] = allowed
+        if allowed { count(prefix, holder, by: 1) }
         return settle(prefix)
     }
 
@@ -60,12 +70,20 @@ public struct SubscriptionLedger: Sendable {
         let withdrawn = upstream.sorted { $0.lexicographicallyPrecedes($1) }
         holdings = [:]
         upstream = []
+        allowedByHolder = [:]
         return withdrawn
     }
 
     private mutating func remove(_ prefix: [UInt8], _ holder: String) {
+        if holdings[prefix]?[holder] == true { count(prefix, holder, by: -1) }
         holdings[prefix]?[holder] = nil
         if holdings[prefix]?.isEmpty == true { holdings[prefix] = nil }
+    }
+
+    private mutating func count(_ prefix: [UInt8], _ holder: String, by step: Int) {
+        let now = held(by: holder)
+        let next = (count: now.count + step, bytes: now.bytes + step * prefix.count)
+        allowedByHolder[holder] = next.count > 0 ? next : nil
     }
 
     /// Brings `upstream` in line with the allowed holdings of `prefix`.

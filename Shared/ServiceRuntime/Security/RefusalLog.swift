@@ -6,11 +6,11 @@
 /// in 30 s (issue 28). Now a flood writes at most one line per reason per window, whatever the
 /// number of attackers, and its memory is bounded: a few reasons, each with at most
 /// `distinctLimit` names remembered.
-struct RefusalLog {
+public struct RefusalLog: Sendable {
     /// A line for the logger.
-    struct Line: Equatable {
-        let message: String
-        let metadata: [String: String]
+    public struct Line: Equatable, Sendable {
+        public let message: String
+        public let metadata: [String: String]
     }
 
     static let window = 10.0
@@ -29,14 +29,14 @@ struct RefusalLog {
     /// The message of a refusal logged at once, and of a summary.
     private let first: String, summary: String
 
-    init(first: String = "handshake refused", summary: String = "handshakes refused") {
+    public init(first: String = "handshake refused", summary: String = "handshakes refused") {
         self.first = first
         self.summary = summary
     }
 
     /// Records a refusal for `reason` by `who` (a key or an address) at `now` (seconds, monotonic):
     /// the lines to log now. `metadata` is the first refusal's detail.
-    mutating func refused(_ reason: String, who: String, _ metadata: [String: String], now: Double) -> [Line] {
+    public mutating func refused(_ reason: String, who: String, _ metadata: [String: String], now: Double) -> [Line] {
         var lines = due(now: now)
         guard var window = windows[reason] else {
             windows[reason] = Window(since: now)
@@ -55,7 +55,7 @@ struct RefusalLog {
     /// The summaries of windows that ended by `now`. A window with refusals is summarized and a new
     /// one opened, so a flood that goes on writes one line a window; a quiet one closes, and the
     /// next refusal is logged at once again.
-    mutating func due(now: Double) -> [Line] {
+    public mutating func due(now: Double) -> [Line] {
         var lines: [Line] = []
         for (reason, window) in windows.sorted(by: { $0.key < $1.key }) where now - window.since >= Self.window {
             guard window.count > 0 else {
