@@ -64,6 +64,10 @@ let package = Package(
         // The HTTP edge's pure core: the tnetstring codec, zmq-http packets, the /v1 route table and
         // its OpenAPI document, problems. No sockets, no SQL; the edge server builds on it.
         .target(name: "EdgeCore", dependencies: ["Messages", "Policy"], path: "Services/Edge/Core"),
+        // The edge's server: sockets to Pushpin and the services, sessions, and (Streams/) live
+        // order status over SSE held by Pushpin.
+        .target(name: "EdgeServer", dependencies: ["EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus"],
+                path: "Services/Edge/Server"),
     ]
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl", exclude: ["README.md"]),
@@ -91,6 +95,8 @@ let package = Package(
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "IdentityTests", dependencies: ["TestSupport", "Identity", "Messages", "SQLite"], path: "Tests/IdentityTests"),
         .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
+        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
+                    path: "Tests/EdgeServerTests"),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime", "Campus"], path: "Tests/LoadTestKitTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),
