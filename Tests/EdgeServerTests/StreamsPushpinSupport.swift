@@ -18,7 +18,7 @@ final class PushpinProcess {
     let pushInPort: Int
     private let process = Process()
 
-    init() throws {
+    init(maxConnections: Int = 1000, messageRate: Int? = nil) throws {
         // Short: ipc paths (folder/run/pp-condure-out-stream) must fit a socket address.
         folder = URL(fileURLWithPath: "/tmp/pp-\(UUID().uuidString.prefix(8))")
         let ports = try LoopbackPorts.free(4)
@@ -38,7 +38,7 @@ final class PushpinProcess {
             http_port=127.0.0.1:\(httpPort)
             logdir=\(log)
             log_level=2
-            client_maxconn=1000
+            client_maxconn=\(maxConnections)
 
             [proxy]
             routesfile=routes
@@ -51,7 +51,7 @@ final class PushpinProcess {
             push_in_http_port=\(ports[3])
             command_spec=ipc://\(run)/pp-handler-command
             stats_spec=ipc://\(run)/pp-stats
-            message_rate=100000
+            \(messageRate.map { "message_rate=\($0)" } ?? "")
 
             """
         try config.write(to: folder.appendingPathComponent("pushpin.conf"), atomically: true, encoding: .utf8)
@@ -93,7 +93,7 @@ final class PushpinProcess {
             kill(runner, SIGKILL)
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(at: folder)
+        if ProcessInfo.processInfo.environment["CAFE_KEEP_TEST_DATA"] == nil { try? FileManager.default.removeItem(at: folder) }
     }
 
     /// The end of each of Pushpin's logs, for a failure's message.
