@@ -71,7 +71,9 @@ struct StreamsFormatTests {
         #expect(response.status == 200)
         #expect(headers["Content-Type"] == "text/event-stream" && headers["Grip-Hold"] == "stream" && headers["Grip-Channel"] == "order:o1")
         #expect(headers["Grip-Keep-Alive"] == #":\n\n; format=cstring; timeout=20"#)
-        #expect(String(decoding: response.body, as: UTF8.self) == "id: 1\nevent: order.placed\ndata: {}\n\nid: 4\nevent: order.ready\ndata: {}\n\n")
+        #expect(String(decoding: response.body, as: UTF8.self) == ":\n\nid: 1\nevent: order.placed\ndata: {}\n\nid: 4\nevent: order.ready\ndata: {}\n\n")
+        #expect(HeldStream.response(channel: "order:o1", missed: [], keepAliveSeconds: 20).body == Array(":\n\n".utf8),
+                "a comment, so Pushpin sends the headers at once")
     }
 
     static func order(_ orderId: String, _ state: OrderState) -> OrderSnapshot {

@@ -22,12 +22,16 @@ final class StreamsHarness {
     /// The service behind `ask`: what it was asked, and what it answers.
     let service = FakeService()
 
-    init(publishEndpoint: String? = nil) throws {
+    /// The bus's XPUB side the consumer subscribes to (an in-process endpoint nobody serves unless given).
+    let busSub: String?
+
+    init(publishEndpoint: String? = nil, busSub: String? = nil) throws {
+        self.busSub = busSub
         clock = ManualClock(Self.t0)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("edge-streams-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.publishEndpoint = publishEndpoint ?? "inproc://pushpin-\(UUID().uuidString.prefix(8))"
-        (host, streams) = try Self.open(folder: folder, clock: clock, publishEndpoint: self.publishEndpoint, service: service)
+        (host, streams) = try Self.open(folder: folder, clock: clock, publishEndpoint: self.publishEndpoint, busSub: busSub, service: service)
     }
 
     deinit {
@@ -35,12 +39,12 @@ final class StreamsHarness {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private static func open(folder: URL, clock: ManualClock, publishEndpoint: String, service: FakeService) throws -> (ServiceHost, EdgeStreams) {
+    private static func open(folder: URL, clock: ManualClock, publishEndpoint: String, busSub: String?, service: FakeService) throws -> (ServiceHost, EdgeStreams) {
         let tag = UUID().uuidString.prefix(8)
         let common = CommonOptions(service: "edge", listenPort: 7460)
         let config = try Configuration(program: "edge", specs: common.specs + EdgeStreamSettings.specs,
                                        arguments: ["--listen", "inproc://edge-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
-                                                   "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error",
+                                                   "--bus-sub", busSub ?? "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error",
                                                    "--publish-endpoint", publishEndpoint],
                                        environment: [:])
         let host = try ServiceHost(options: common, config: config, clock: clock)
@@ -55,7 +59,7 @@ final class StreamsHarness {
     func restart() throws {
         streams.close()
         host.db.close()
-        (host, streams) = try Self.open(folder: folder, clock: clock, publishEndpoint: publishEndpoint, service: service)
+        (host, streams) = try Self.open(folder: folder, clock: clock, publishEndpoint: publishEndpoint, busSub: busSub, service: service)
     }
 
     /// One event as the bus consumer applies it: through the follower in a transaction, then the

@@ -7,7 +7,10 @@ import EdgeCore
 public enum HeldStream {
     /// The held response for `channel`, its body the `missed` events in order.
     public static func response(channel: String, missed: [ServerSentEvent], keepAliveSeconds: Int) -> EdgeResponse {
-        var body: [UInt8] = []
+        // A comment first: Pushpin writes the status and fields with the first body bytes, so a
+        // stream that missed nothing would otherwise leave the client waiting for its headers
+        // (an EventSource's `open`) until the first event.
+        var body = Array(ServerSentEvent.keepAlive.utf8)
         for event in missed { body += event.encoded }
         return EdgeResponse(status: 200, headers: [
             ("Content-Type", "text/event-stream"),
