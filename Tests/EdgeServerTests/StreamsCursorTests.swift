@@ -111,4 +111,16 @@ struct StreamsCursorTests {
         try harness.streams.prune()
         #expect(StreamsHarness.ids(harness.open(.orderEvents, ["orderId": "ord-1"]).body) == ["2"])
     }
+
+    @Test("health counts what the streams did: journalled, published, opened and refused")
+    func health() throws {
+        let harness = try StreamsHarness()
+        try harness.deliver(StreamsHarness.orderEvent(.orderPlaced, seq: 1, state: .placed).0, topic: "order.placed.caffe-macs.")
+        _ = harness.open(.orderEvents, ["orderId": "ord-1"])
+        _ = harness.open(.deviceEvents, ["deviceId": "someone-else"])
+        let reply = harness.host.requests.router.handle(Data(#"{"op":"health","id":"h1","body":{}}"#.utf8))
+        let details = try requireValue(Wire.decodeReply(reply, body: HealthStatus.self).body).details
+        #expect(details["streams.journalled"] == "1" && details["streams.opened"] == "1" && details["streams.refused"] == "1")
+        #expect(details["streams.publishEndpoint"] == harness.publishEndpoint && details["cursor.order-service/order"] == "1")
+    }
 }

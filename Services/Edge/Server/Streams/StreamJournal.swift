@@ -57,7 +57,7 @@ public struct StreamJournal {
         return db.changes
     }
 
-    /// How many events are journalled, for health.
+    /// How many events are journalled (a scan: for tests and tools, not for health).
     public func count() throws -> Int {
         try db.query("SELECT COUNT(*) AS n FROM stream_events").first?.int("n") ?? 0
     }
