@@ -23,9 +23,9 @@ struct StreamsFanoutMeasurement {
         limit.rlim_cur = limit.rlim_max
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 
-        // Pushpin's handler paces what it writes to clients (`message_rate`, 2,500 a second by
-        // default); unpaced, condure 1.9.1 panicked (server.rs:1684) writing one event to 1,000
-        // streams at once. CAFE_SSE_FANOUT_RATE sets it.
+        // CAFE_SSE_FANOUT_RATE sets Pushpin's `message_rate` (2,500 by default). `client_maxconn`
+        // well above the clients: at 1,100 for 1,000 clients condure 1.9.1 panicked
+        // (server.rs:1684) writing the event to them.
         let rate = ProcessInfo.processInfo.environment["CAFE_SSE_FANOUT_RATE"].flatMap { Int($0) }
         let pushpin = try PushpinProcess(maxConnections: count * 4 + 100, messageRate: rate)
         defer { pushpin.stop() }
