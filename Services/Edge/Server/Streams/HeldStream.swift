@@ -3,7 +3,7 @@ import EdgeCore
 /// The answer that opens a stream: GRIP's instructions to Pushpin and the events the client
 /// missed. Pushpin strips the `Grip-` fields, writes the status, the other fields and the body
 /// to the client, then holds the connection on the channel: every item published to it is
-/// written as it comes, and an idle stream gets `SSE.keepAlive` every `keepAliveSeconds`.
+/// written as it comes, and an idle stream gets `ServerSentEvent.keepAlive` every `keepAliveSeconds`.
 public enum HeldStream {
     /// The held response for `channel`, its body the `missed` events in order.
     public static func response(channel: String, missed: [ServerSentEvent], keepAliveSeconds: Int) -> EdgeResponse {
