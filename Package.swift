@@ -64,6 +64,10 @@ let package = Package(
         // The HTTP edge's pure core: the tnetstring codec, zmq-http packets, the /v1 route table and
         // its OpenAPI document, problems. No sockets, no SQL; the edge server builds on it.
         .target(name: "EdgeCore", dependencies: ["Messages", "Policy"], path: "Services/Edge/Core"),
+        // The edge's server: sockets to Pushpin and the services, sessions, and (Streams/) live
+        // order status over SSE held by Pushpin.
+        .target(name: "EdgeServer", dependencies: ["EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus"],
+                path: "Services/Edge/Server"),
     ]
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl", exclude: ["README.md"]),
@@ -76,7 +80,7 @@ let package = Package(
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
-                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity", "EdgeCore", "Policy"],
+                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity", "EdgeCore", "EdgeServer", "Policy"],
                 path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
@@ -91,6 +95,8 @@ let package = Package(
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "IdentityTests", dependencies: ["TestSupport", "Identity", "Messages", "SQLite"], path: "Tests/IdentityTests"),
         .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
+        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
+                    path: "Tests/EdgeServerTests"),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime", "Campus"], path: "Tests/LoadTestKitTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),

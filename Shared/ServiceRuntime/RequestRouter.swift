@@ -58,6 +58,12 @@ public final class RequestRouter {
         routes[op] = { frame, _ in try handler(frame) }
     }
 
+    /// Answers `op` with a raw handler that also sees the caller (replay holds the edge to its streams).
+    public func onRaw(_ op: String, _ handler: @escaping (Data, Caller) throws -> Data) {
+        precondition(!OpAccess.isScoped(op), "\(op) is open to a scoped role; a raw handler cannot check its scope")
+        routes[op] = handler
+    }
+
     /// The reply to one request frame from `caller`. Never throws: every failure becomes an error reply.
     public func handle(_ frame: Data, caller connection: Caller = .developer) -> Data {
         var op = "?"

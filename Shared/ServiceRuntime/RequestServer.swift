@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Policy
 import ZeroMQ
 
 /// A service's request side: its REP socket, the router that dispatches ops, and the ops every
@@ -39,7 +40,7 @@ public final class RequestServer {
         try socket.bind(listen)
         advertisedEndpoint = advertise.isEmpty ? Self.dialable(try socket.lastEndpoint) : advertise
         router.on(Op.health, Empty.self) { [unowned self] _ in try self.health() }
-        router.onRaw(Op.replay) { [unowned self] frame in try self.replay(frame) }
+        router.onRaw(Op.replay) { [unowned self] frame, caller in try self.replay(frame, caller: caller) }
     }
 
     /// Answers requests whenever the socket is readable.
@@ -86,8 +87,9 @@ public final class RequestServer {
                             streams: try outbox.lastSeqs(), outboxPending: try outbox.pendingCount(), details: details)
     }
 
-    private func replay(_ frame: Data) throws -> Data {
+    private func replay(_ frame: Data, caller: Caller) throws -> Data {
         let request = try Wire.decodeRequest(frame, body: ReplayRequest.self, maxBytes: maxMessageBytes)
+        if let refusal = ReplayAccess.refusal(stream: request.body.stream, caller: caller) { throw refusal }
         let limit = min(max(request.body.limit ?? 500, 1), 1_000)
         let events = try outbox.replay(stream: request.body.stream, fromSeq: request.body.fromSeq, limit: limit)
         let last = try outbox.lastSeq(request.body.stream)

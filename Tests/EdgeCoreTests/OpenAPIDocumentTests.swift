@@ -83,7 +83,7 @@ struct OpenAPIDocumentTests {
         let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
         for (status, response) in responses {
             let content = try #require(response["content"] as? [String: [String: [String: String]]])
-            let type = status == "200" ? "application/json" : "application/problem+json"
+            let type = status == "200" ? route.successContentType : "application/problem+json"
             let reference = try #require(content[type]?["schema"]?["$ref"], "\(route.name) \(status)")
             #expect(reference == "#/components/schemas/" + (status == "200" ? route.reply : "Problem"))
             #expect(schemas[String(reference.dropFirst("#/components/schemas/".count))] != nil, "\(reference) is defined")

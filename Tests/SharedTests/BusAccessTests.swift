@@ -46,6 +46,16 @@ struct BusAccessTests {
             (Self.principal("kiosk-macs", .kiosk), "order.", false),
             (Self.principal("kitchen-macs", .kitchen), "kitchen.", false),
             (Self.principal("gateway-1", .gateway), "sighting.", false),
+            (Self.principal("edge", .edge), "order.", true),
+            (Self.principal("edge", .edge), "order.ready.", true),
+            (Self.principal("edge", .edge), "notify.", true),
+            (Self.principal("edge", .edge), "heartbeat.", true),
+            (Self.principal("edge", .edge), "order", false),
+            (Self.principal("edge", .edge), "", false),
+            (Self.principal("edge", .edge), "region.", false),
+            (Self.principal("edge", .edge), "device.", false),
+            (Self.principal("edge", .edge), "sighting.", false),
+            (Self.principal("edge", .edge), "kitchen.", false),
         ]
         for (principal, prefix, allowed) in cases {
             #expect(BusAccess.maySubscribe(principal, to: Array(prefix.utf8)) == allowed, "\(principal.name) → \(prefix)")

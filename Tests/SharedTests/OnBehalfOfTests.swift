@@ -56,10 +56,13 @@ struct OnBehalfOfTests {
         #expect(refusal?.code == "request.invalidField" && refusal?.message.hasPrefix("onBehalfOf: ") == true, "\(String(describing: refusal))")
     }
 
-    @Test("the op table: the edge as itself reaches health only; on behalf of a principal, what that principal's key reaches")
+    @Test("the op table: the edge as itself reaches health and replay only; on behalf of a principal, what that principal's key reaches")
     func opTable() throws {
         #expect(OpAccess.refusal(op: Op.health, caller: Self.edge) == nil)
-        for op in OpAccess.rules.keys where op != Op.health {
+        #expect(OpAccess.refusal(op: Op.replay, caller: Self.edge) == nil)
+        #expect(OpAccess.refusal(op: Op.replay, caller: try Self.edge.acting(onBehalfOf: Self.alice))?.code == "auth.forbidden",
+                "on behalf of a phone the edge is the phone, which may not replay")
+        for op in OpAccess.rules.keys where op != Op.health && op != Op.replay {
             #expect(OpAccess.refusal(op: op, caller: Self.edge)?.code == "auth.forbidden", "\(op)")
         }
         let phone = try Self.edge.acting(onBehalfOf: Self.alice)

@@ -48,7 +48,7 @@ public enum OpenAPIDocument {
         var responses: [(String, JSONValue)] = [
             (String(Route.successStatus), .object([
                 ("description", .string(ProblemStatus.reason(Route.successStatus))),
-                ("content", .object([("application/json", .object([("schema", reference(route.reply))]))])),
+                ("content", .object([(route.successContentType, .object([("schema", reference(route.reply))]))])),
             ])),
         ]
         for status in route.problemStatuses {
@@ -138,6 +138,8 @@ public enum OpenAPIDocument {
         switch name {
         case "OpenAPIDocument": "this document"
         case "SignInRequest", "GuestSessionRequest", "Session": "a session body of the edge's identity part"
+        case "OrderEventStream": "server-sent events held open: `id` (the event's seq on order-service's order stream), `event` (the type, e.g. order.ready) and `data` (the event's body: the whole order) for each event after Last-Event-ID, then each as it happens"
+        case "DeviceEventStream": "server-sent events held open: `id` (the event's seq on notification-service's notify stream), `event` (notify.delivery) and `data` (the notification) for each after Last-Event-ID, then each as it is delivered"
         default: "\(name), as PROTOCOL.md §5 and Shared/Messages/Requests define it"
         }
     }

@@ -18,14 +18,26 @@ public struct Route: Sendable {
         case session(SessionAction)
         /// `GET /v1/openapi.json`.
         case openAPI
+        /// A live SSE stream held by Pushpin, answered by the edge's streams part (no op behind
+        /// it: it asks `order.get` for the scope check, then holds the connection on a channel).
+        case stream(StreamAction)
 
         public var description: String {
             switch self {
             case .op(let op): op
             case .session(let action): "session.\(action.rawValue)"
             case .openAPI: "openapi"
+            case .stream(let action): action.rawValue
             }
         }
+    }
+
+    /// The SSE streams the streams part answers.
+    public enum StreamAction: String, Sendable, CaseIterable {
+        /// An order's events as they happen (`order.placed` … `order.ready`, `order.pickedUp`).
+        case orderEvents
+        /// A device's notifications as they are delivered (`notify.delivery`).
+        case deviceEvents
     }
 
     /// The session endpoints the identity part answers.
@@ -112,6 +124,12 @@ public struct Route: Sendable {
     public var op: String? {
         if case .op(let op) = action { return op }
         return nil
+    }
+
+    /// Whether the route answers a held SSE stream (`text/event-stream`) rather than one JSON body.
+    public var isStream: Bool {
+        if case .stream = action { return true }
+        return false
     }
 
     /// The roles of a route that needs a session; empty for one open to anyone.

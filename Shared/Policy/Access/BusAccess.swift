@@ -6,8 +6,9 @@ import Messages
 /// - Publish: only a `service` key, and only envelopes whose `source` is that key's own name.
 ///   Heartbeats and dead letters are publications like any other.
 /// - Subscribe: services and operators to anything; a phone only to topics of its own device's
-///   notifications (`notify.delivery.<its device>.`, or a longer prefix of it); no other role
-///   (the HTTP edge's key neither, until following streams for its clients needs it).
+///   notifications (`notify.delivery.<its device>.`, or a longer prefix of it); the HTTP edge's
+///   key to the streams it follows for its SSE clients (`order.`, `notify.`, and the heartbeats
+///   that tell it what to catch up on), or longer prefixes of them; no other role.
 ///
 /// Which streams a service may publish is the consumers' check (`StreamOwners`), not the bus's.
 public enum BusAccess {
@@ -44,6 +45,10 @@ public enum BusAccess {
         }
     }
 
+    /// What the edge's key may subscribe to: order events and notifications for its clients'
+    /// streams, and heartbeats, whose stream positions its consumer catches up on.
+    public static let edgePrefixes: [[UInt8]] = ["order.", "notify.", "heartbeat."].map { Array($0.utf8) }
+
     /// Whether `principal` may subscribe to topics starting with `prefix` (the raw bytes of the
     /// subscription, which need not be UTF-8).
     public static func maySubscribe(_ principal: Principal, to prefix: some Collection<UInt8>) -> Bool {
@@ -55,7 +60,9 @@ public enum BusAccess {
             guard let device = principal.deviceId, !device.contains(".") else { return false }
             let own = Array(Topic.notifyDelivery(device: device).utf8)
             return prefix.count >= own.count && prefix.starts(with: own)
-        case .kiosk, .kitchen, .gateway, .edge:
+        case .edge:
+            return edgePrefixes.contains { own in prefix.count >= own.count && prefix.starts(with: own) }
+        case .kiosk, .kitchen, .gateway:
             return false
         }
     }

@@ -9,7 +9,8 @@ import Messages
 ///
 /// The HTTP edge's key (role `edge`) reaches an op only on behalf of a phone, kiosk or kitchen the
 /// op is open to (`viaEdge`): the table then holds the principal it names, as if its own key had
-/// called. As itself the edge may only ask for `health`, to tell its clients which service is down.
+/// called. As itself the edge may only ask for `health`, to tell its clients which service is down,
+/// and `replay` the streams it follows for its SSE clients (`ReplayAccess`).
 public enum OpAccess {
     public struct Rule: Sendable {
         public let roles: Set<Role>
@@ -19,7 +20,7 @@ public enum OpAccess {
 
     public static let rules: [String: Rule] = [
         Op.health: Rule(roles: [.service, .operator, .edge], scope: "any service"),
-        Op.replay: Rule(roles: [.service, .operator], scope: "any stream"),
+        Op.replay: Rule(roles: [.service, .operator, .edge], scope: "service, operator: any stream; edge: the order and notify streams it follows for SSE"),
 
         Op.ingestReport: Rule(roles: [.phone, .gateway], scope: "phone: its own device; gateway: any device"),
         Op.ingestBatch: Rule(roles: [.gateway], scope: "any device"),

@@ -1,4 +1,5 @@
 import EdgeCore
+import EdgeServer
 import Foundation
 import Messages
 import Policy
@@ -71,7 +72,11 @@ enum EdgeTargets {
             for role in [nil] + Role.allCases.map(Optional.some) {
                 do {
                     let call = try router.resolve(request, role: role)
-                    guard call.route.op != nil else { continue }
+                    guard call.route.op != nil else {
+                        // An SSE route: the streams read Last-Event-ID themselves.
+                        if call.route.isStream, let problem = lastEventId(request) { return problem }
+                        continue
+                    }
                     guard let object = try? JSONSerialization.jsonObject(with: Data(call.body)), object is [String: Any] else {
                         return "\(call.route.name) built a body that is not a JSON object: \(String(decoding: call.body.prefix(200), as: UTF8.self))"
                     }
@@ -91,6 +96,17 @@ enum EdgeTargets {
             }
             return nil
         }
+    }
+
+    /// A stream's Last-Event-ID: an id it reads writes back as the very text; anything else is 422.
+    static func lastEventId(_ request: ZhttpRequest) -> String? {
+        let text = request.headers["Last-Event-ID"]
+        do {
+            if let id = try StreamEventId.parse(text), String(id) != text { return "Last-Event-ID \(text ?? "") read as \(id)" }
+        } catch {
+            if error.status != 422 { return "a Last-Event-ID refused with \(error.status), not 422" }
+        }
+        return nil
     }
 
     /// An answer must frame, read back as Pushpin reads it, and carry a problem body that is JSON.
@@ -170,7 +186,7 @@ enum EdgeTargets {
             }
         }
         var headers = HTTPHeaders([("Content-Type", "application/json"), ("Authorization", "Bearer abc")])
-        for header in route.parameters where header.location == .header { headers.append(header.name, "key-00000001") }
+        for header in route.parameters where header.location == .header { headers.append(header.name, header.name == "Last-Event-ID" ? "45" : "key-00000001") }
         var body = ""
         if route.body != .none {
             let example = route.op.flatMap { Seeds.examples(kind: "request", name: $0).first }
