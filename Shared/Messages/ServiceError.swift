@@ -31,6 +31,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let unknownOp: ErrorCode = "request.unknownOp"
     public static let invalidField: ErrorCode = "request.invalidField"
     public static let tooLarge: ErrorCode = "request.tooLarge"
+    /// The caller is over its request budget; `details.retryAfterMs` says when to try again.
+    public static let rateLimited: ErrorCode = "request.rateLimited"
     public static let internalError: ErrorCode = "internal.error"
     public static let unknownType: ErrorCode = "message.unknownType"
     public static let unsupportedVersion: ErrorCode = "message.unsupportedVersion"

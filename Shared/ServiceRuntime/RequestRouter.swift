@@ -25,6 +25,12 @@ public final class RequestRouter {
     /// Refused requests in the log: the first of each op and role at once, then a summary every 10 s
     /// (a phone calling `replay` in a loop wrote a warning per call).
     private var refusalLog = RefusalLog(first: "request refused", summary: "requests refused")
+    /// Each principal's requests per second, by role (`RequestBudget`); `health` is never limited.
+    private var budget = RequestBudget()
+    /// Requests refused with `request.rateLimited`, since start.
+    public private(set) var rateLimited = 0
+    /// The clock the budget and the refusal log read (seconds, monotonic); a test sets its own.
+    public var clock: () -> Double = Reactor.monotonic
     /// Requests larger than this are refused unread.
     public var maxRequestBytes: Int
 
@@ -81,14 +87,19 @@ public final class RequestRouter {
                 throw ServiceError(.unknownOp, "unknown op \(Quoting.quoted(head.op)); this service answers: \(ops.joined(separator: ", "))")
             }
             if let refusal = OpAccess.refusal(op: head.op, caller: caller) { throw refusal }
+            if head.op != Op.health, let wait = budget.spend(caller, now: clock()) {
+                rateLimited += 1
+                throw ServiceError(.rateLimited, "\(caller.name) (\(caller.role?.rawValue ?? "developer")) is over its request budget; try again in \(wait) ms",
+                                   details: ["retryAfterMs": "\(wait)"])
+            }
             return try route(frame, caller)
         } catch let error as ServiceError {
-            if error.code == ErrorCode.forbidden.rawValue {
-                refusals += 1
-                var fields = ["op": op, "principal": caller.name, "role": caller.role?.rawValue ?? "developer", "error.message": error.message]
+            if error.code == ErrorCode.forbidden.rawValue || error.code == ErrorCode.rateLimited.rawValue {
+                if error.code == ErrorCode.forbidden.rawValue { refusals += 1 }
+                var fields = ["op": op, "principal": caller.name, "role": caller.role?.rawValue ?? "developer", "error.code": error.code, "error.message": error.message]
                 if caller.onBehalf { fields["via"] = connection.name }
-                let reason = op + " by " + (caller.role?.rawValue ?? "developer")
-                for line in refusalLog.refused(reason, who: caller.name, fields, now: Reactor.monotonic()) { logger.warning(line.message, line.metadata) }
+                let reason = error.code + " " + op + " by " + (caller.role?.rawValue ?? "developer")
+                for line in refusalLog.refused(reason, who: caller.name, fields, now: clock()) { logger.warning(line.message, line.metadata) }
                 return Self.errorReply(error)
             }
             logger.debug("request refused", ["op": op, "error.code": error.code, "error.message": error.message])
@@ -103,7 +114,9 @@ public final class RequestRouter {
 
     /// Writes the summaries of refusals whose 10 s window ended (the request server calls it each second).
     public func flushRefusalLog() {
-        for line in refusalLog.due(now: Reactor.monotonic()) { logger.warning(line.message, line.metadata) }
+        let now = clock()
+        for line in refusalLog.due(now: now) { logger.warning(line.message, line.metadata) }
+        budget.prune(now: now)
     }
 
     /// The reply to one request message as a request socket received it: one frame, from the

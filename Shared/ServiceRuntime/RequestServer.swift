@@ -77,7 +77,7 @@ public final class RequestServer {
 
     private func health() throws -> HealthStatus {
         var details: [String: String] = ["endpoint": advertisedEndpoint, "auth.refused": "\(router.refusals + revokedRefusals)",
-                                         "auth.refused.onBehalfOf": "\(router.onBehalfOfRefusals)"]
+                                         "auth.refused.onBehalfOf": "\(router.onBehalfOfRefusals)", "requests.rateLimited": "\(router.rateLimited)"]
         details.merge(security.healthDetails) { _, new in new }
         for provider in healthDetails { details.merge(provider()) { _, new in new } }
         let reasons = degradedReasons.flatMap { $0() }

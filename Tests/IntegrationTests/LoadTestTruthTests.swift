@@ -17,7 +17,7 @@ struct LoadTestTruthTests {
                                     environment: environmentWithoutCafeVariables(), timeout: 120)
         #expect(result.status == 0, "\(result.err)")
         for figure in ["café named after arriving within 2 m", "café named or a candidate after arriving", "evidence: readings favour another café", "exit (last heard → unsatisfied)", "alternations, counters 4 m apart",
-                       "wrong answers", "walk between counters switches once", "circle flaps"] {
+                       "wrong answers", "naming withdrawn standing at counters", "walk between counters switches once", "circle flaps"] {
             #expect(result.out.contains(figure), "\(figure) missing from:\n\(result.out)")
         }
         #expect(result.out.hasPrefix("truth: 6 phones, 12 s, seed 4"))
@@ -25,7 +25,8 @@ struct LoadTestTruthTests {
         #expect(report["phones"] as? Int == 6 && report["seed"] as? Int == 4)
         #expect((report["noise"] as? [String: Double])?["sigmaDB"] == 6)
         let verdicts = try #require(report["verdicts"] as? [[String: Any]])
-        #expect(verdicts.count == 13)
+        #expect(verdicts.count == 14)
+        #expect(report["late"] is [Any], "the late arrivals and failed walks, listed (empty or not)")
         #expect(verdicts.allSatisfy { $0["name"] is String && $0["value"] is String && $0["target"] is String })
         #expect(report["reportsSent"] as? Int ?? 0 > 0, "the phones reported through beacon-ingest")
     }

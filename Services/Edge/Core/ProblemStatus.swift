@@ -23,6 +23,7 @@ public enum ProblemStatus {
         ErrorCode.unknownOp.rawValue: 500,
         ErrorCode.invalidField.rawValue: 422,
         ErrorCode.tooLarge.rawValue: 413,
+        ErrorCode.rateLimited.rawValue: 429,
         ErrorCode.internalError.rawValue: 500,
         ErrorCode.unknownType.rawValue: 502,
         ErrorCode.unsupportedVersion.rawValue: 502,
