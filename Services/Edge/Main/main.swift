@@ -1,0 +1,14 @@
+import EdgeServer
+import ServiceRuntime
+
+// edge: the HTTP edge behind Pushpin. Takes each HTTP request from Pushpin's zhttpreq route,
+// authenticates its bearer session, and answers it itself (sessions, the OpenAPI document) or
+// forwards its op to the service on behalf of the session's principal. An issuers file that
+// cannot be read is a start error (exit 1).
+
+ServiceLaunch(EdgeSettings.common, summary: EdgeSettings.summary, specs: EdgeSettings.specs, settings: EdgeSettings.init).run { host, settings in
+    let issuers = settings.issuers.isEmpty ? IssuerConfiguration() : try IssuerConfiguration(file: settings.issuers)
+    let edge = try EdgeServer(host: host, settings: settings, issuers: issuers)
+    edge.start()
+    return edge
+}
