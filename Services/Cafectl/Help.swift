@@ -8,7 +8,7 @@ operator:
   cafectl publish <topic> <envelope-json>            send one raw message to the bus
   cafectl health [service...] [--live true]          ask every service (or the named ones) for health;
                                                      --live true: exit 0 if each answers, degraded or not
-  cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.option.name).joined(separator: ", "))
+  cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.option.name).joined(separator: ", ")), edge
 
 keys (deployed mode; DIR is the campus key folder every process reads):
   cafectl keys init DIR [--owner UID[:GID]]      a key for every service instance (compose's shards too) and "operator"

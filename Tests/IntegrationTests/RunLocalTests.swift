@@ -24,6 +24,26 @@ struct RunLocalTests {
         try runCommand(bin.appendingPathComponent("cafectl"), arguments + ["--timeout-ms", "2000"], environment: environmentWithoutCafeVariables())
     }
 
+    /// curl against run-local's Pushpin: the status and the body.
+    func http(_ method: String, _ path: String, token: String? = nil, json: String? = nil) throws -> (status: Int, body: String) {
+        var args = ["-s", "-o", "-", "-w", "\n%{http_code}", "-X", method, "http://127.0.0.1:8080" + path]
+        if let token { args += ["-H", "Authorization: Bearer \(token)"] }
+        if let json { args += ["-H", "Content-Type: application/json", "--data-binary", json] }
+        let result = try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), args)
+        let lines = result.out.components(separatedBy: "\n")
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+
+    /// Signs in through the HTTP API with an ID token from run-local's test issuer; the bearer token.
+    func signIn(_ subject: String) throws -> String {
+        let idToken = try script("local-issuer.sh", ["token", data.appendingPathComponent("issuer").path, subject, "n-1"]).out
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let reply = try http("POST", "/v1/sessions", json: #"{"idToken":"\#(idToken)","nonce":"n-1","deviceId":"phone-1"}"#)
+        #expect(reply.status == 200, "\(reply.body)")
+        let object = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any]
+        return try #require(object?["token"] as? String)
+    }
+
     /// Stops whatever the script left running, pass or fail.
     func cleanUp() {
         _ = try? script("stop-local.sh", [data.path])
@@ -58,6 +78,10 @@ struct RunLocalTests {
         #expect(try cafectl(["windows", "--cafe", "caffe-macs", "--keys", keys.path, "--as", "kiosk-macs"]).status == 0)
         let refused = try cafectl(["kds", "tickets", "--keys", keys.path, "--as", "phone-alice"])
         #expect(refused.status == 1 && refused.err.contains("auth.forbidden"), "\(refused.err)")
+        // The HTTP API through Pushpin and the edge (its own key): sign in with the test issuer, read the menu.
+        #expect(started.err.contains("HTTP API: http://127.0.0.1:8080"), "\(started.err)")
+        let bearer = try signIn("alice")
+        #expect(try http("GET", "/v1/menu?locale=en_US", token: bearer).status == 200)
 
         // Stopped, and started again: the keys are kept, not made anew.
         #expect(try script("stop-local.sh", [data.path]).status == 0)
@@ -81,6 +105,8 @@ struct RunLocalTests {
                 "\(health.out)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("keys").path))
         #expect(!started.err.contains("--keys"))
+        #expect(try http("GET", "/v1/openapi.json").status == 200)
+        #expect(try http("GET", "/v1/menu?locale=en_US", token: try signIn("bob")).status == 200)
         #expect(try script("stop-local.sh", [data.path]).status == 0)
         #expect(try cafectl(["health", "bus", "--timeout-ms", "300"]).status == 1)
     }
