@@ -1,3 +1,4 @@
+import EdgeCore
 import EdgeServer
 import Messages
 import Testing
@@ -46,5 +47,23 @@ struct RateLimiterTests {
         clock.advance(seconds: 5)
         limiter.prune()
         #expect(limiter.count == 0)
+    }
+}
+
+@Suite("The client address a per-address limit counts")
+struct ClientAddressTests {
+    func address(peer: String? = nil, forwarded: [String]) -> String {
+        EdgeServer.clientAddress(of: ZhttpRequest(id: [1], method: "GET", uri: "/v1/menu", headers: HTTPHeaders(forwarded.map { ("X-Forwarded-For", $0) }),
+                                                  peerAddress: peer))
+    }
+
+    @Test("the peer address when sent, else the last X-Forwarded-For entry (Pushpin's); anything not an address is unknown")
+    func lastEntry() {
+        #expect(address(peer: "192.0.2.7", forwarded: ["203.0.113.9"]) == "192.0.2.7")
+        #expect(address(forwarded: ["198.51.100.1, 203.0.113.9"]) == "203.0.113.9")
+        #expect(address(forwarded: ["198.51.100.1", "2001:db8::1"]) == "2001:db8::1")
+        #expect(address(forwarded: []) == "unknown")
+        #expect(address(forwarded: ["203.0.113.9, evil.example"]) == "unknown")
+        #expect(address(forwarded: [String(repeating: "1", count: 65)]) == "unknown")
     }
 }

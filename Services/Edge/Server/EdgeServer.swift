@@ -191,11 +191,14 @@ public final class EdgeServer: @unchecked Sendable {
     }
 
     /// The client's address: the zhttp `peer-address` when sent, else the last `X-Forwarded-For`
-    /// entry, which Pushpin appends (its configuration truncates what the client sent first).
-    static func clientAddress(of request: ZhttpRequest) -> String {
-        if let peer = request.peerAddress, !peer.isEmpty { return peer }
+    /// entry, which Pushpin appends (its configuration truncates what the client sent first). An
+    /// address is 1–64 of hex digits, `.` and `:` (IPv4 or IPv6); anything else is "unknown".
+    public static func clientAddress(of request: ZhttpRequest) -> String {
         let forwarded = request.headers.values("X-Forwarded-For").joined(separator: ",")
-        return forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : String($0.prefix(64)) } ?? "unknown"
+        let candidate = request.peerAddress ?? forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let valid = !candidate.isEmpty && candidate.utf8.count <= 64
+            && candidate.utf8.allSatisfy { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") || ($0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit) }
+        return valid ? candidate : "unknown"
     }
 
     static func rateLimited(_ seconds: Int, _ who: String) -> EdgeResponse {
