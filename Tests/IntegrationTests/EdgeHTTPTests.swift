@@ -46,7 +46,12 @@ struct EdgeHTTPTests {
 
         // Kiosk and kitchen tablets hold tokens from the operator's token op.
         let kitchen = try edge.deviceToken("kitchen", cafeId: "macs-coffee")
-        let kiosk = try edge.deviceToken("kiosk", cafeId: "caffe-macs")
+        // The kiosk's through cafectl, as an operator issues one.
+        let issued = try edge.platform.cafectl(["tokens", "issue", "--kind", "kiosk", "--cafe", "caffe-macs", "--label", "counter-left", "--edge", edge.edgeEndpoint])
+        #expect(issued.status == 0, "\(issued.err)")
+        let kiosk = try requireValue(try JSONSerialization.jsonObject(with: Data(issued.out.utf8)) as? [String: Any])["token"] as? String
+        let refusedCLI = try edge.platform.cafectl(["tokens", "list", "--edge", edge.edgeEndpoint], as: "kiosk-macs")
+        #expect(refusedCLI.status == 1 && refusedCLI.err.contains("auth.forbidden"), "\(refusedCLI.err)")
         #expect(try edge.request("GET", "/v1/kitchen/tickets", token: kitchen).status == 200)
         // Each route family: no session 401, a session of another role 403, before any service is asked.
         let families: [(String, String, [String?])] = [
@@ -63,6 +68,15 @@ struct EdgeHTTPTests {
                 #expect(response.status == 403 && response.code == "auth.forbidden", "\(method) \(path): \(response.status)")
             }
         }
+        // Hostile headers: one longer than Pushpin's 8 KiB header buffer never reaches the edge
+        // (condure drops the connection); 59 fields more (63 with curl's, within condure's 64, and
+        // Pushpin adds its own) are more than the edge reads: 431.
+        let longHeader = try? edge.request("GET", "/v1/menu?locale=en_US", token: alice, headers: ["X-Filler": String(repeating: "a", count: 9_000)])
+        #expect(longHeader.map { (400..<500).contains($0.status) } ?? true, "\(longHeader?.status ?? 0)")
+        #expect(!edge.platform.log("pushpin").contains("X-Filler"))
+        let manyFields = Dictionary(uniqueKeysWithValues: (0..<59).map { ("X-Field-\($0)", "v") })
+        let crowded = try edge.request("GET", "/v1/menu?locale=en_US", token: alice, headers: manyFields)
+        #expect(crowded.status == 431 && crowded.code == "http.headersTooLarge", "\(crowded.status)")
         // A body over 64 KiB is refused before it is read.
         let huge = try edge.request("POST", "/v1/orders", token: alice, headers: ["Idempotency-Key": "k-alice-0002"],
                                     rawBody: Data(repeating: UInt8(ascii: " "), count: 70_000))
