@@ -116,6 +116,25 @@ struct SessionEndpointsTests {
         }
     }
 
+    @Test("an ID token signs in once: the same token again is 401 idToken.replayed; a refused token is not used up")
+    func replay() throws {
+        let store = try SessionStore(database: database, clock: clock)
+        let once = try SessionEndpoints(store: store, configuration: try IssuerConfiguration(file: Self.issuer.issuersFile.path), clock: clock,
+                                        usedTokens: try UsedIDTokens(database: database))
+        let token = try Self.issuer.idToken(subject: "carol", nonce: "n-9", now: now)
+        // With the wrong nonce first: refused, and the token still signs in afterwards.
+        #expect(once.answer(.signIn, body: try body(["idToken": token, "nonce": "n-other", "deviceId": "phone-3"]), session: nil).status == 401)
+        #expect(once.answer(.signIn, body: try body(["idToken": token, "nonce": "n-9", "deviceId": "phone-3"]), session: nil).status == 200)
+        let again = once.answer(.signIn, body: try body(["idToken": token, "nonce": "n-9", "deviceId": "phone-3"]), session: nil)
+        let reason = (try json(again)["details"] as? [String: String])?["reason"]
+        #expect(again.status == 401 && reason == "idToken.replayed")
+        #expect(try store.list(includeInactive: true).count == 1)
+        // Purged once expired (and refused as expired by then anyway).
+        let used = try UsedIDTokens(database: database)
+        #expect(try used.purge(before: clock.now()) == 0)
+        #expect(try used.purge(before: clock.now().adding(seconds: 7_200)) == 1)
+    }
+
     @Test("without issuers, sign-in answers 503 and guests still work")
     func noIssuers() throws {
         let store = try SessionStore(database: database, clock: clock)

@@ -28,6 +28,7 @@ public final class EdgeServer: @unchecked Sendable {
     let settings: EdgeSettings
     let sessions: SessionEndpoints
     let store: SessionStore
+    let usedTokens: UsedIDTokens
     let router = EdgeRouter()
     let tokenLimiter: RateLimiter
     let addressLimiter: RateLimiter
@@ -55,7 +56,8 @@ public final class EdgeServer: @unchecked Sendable {
         requests = host.requests
         self.settings = settings
         store = try SessionStore(database: host.db, clock: host.clock)
-        sessions = try SessionEndpoints(store: store, configuration: issuers, clock: host.clock)
+        usedTokens = try UsedIDTokens(database: host.db)
+        sessions = try SessionEndpoints(store: store, configuration: issuers, clock: host.clock, usedTokens: usedTokens)
         tokenLimiter = RateLimiter(limit: settings.tokenLimit, clock: host.clock)
         addressLimiter = RateLimiter(limit: settings.addressLimit, clock: host.clock)
         instance = Array(host.logger.instance.utf8)
@@ -86,6 +88,11 @@ public final class EdgeServer: @unchecked Sendable {
         reactor.every(60, name: "edge.limits.prune") { [unowned self] in
             tokenLimiter.prune()
             addressLimiter.prune()
+        }
+        // Ended sessions are kept a month for the operator's lists; used ID tokens until they expire.
+        reactor.every(3_600, name: "edge.sessions.purge") { [unowned self] in
+            try usedTokens.purge(before: clock.now())
+            _ = try store.purge(endedBefore: clock.now().adding(seconds: -30 * 86_400))
         }
         routeTokenOps()
         requests.addHealthDetails { [unowned self] in healthDetails }

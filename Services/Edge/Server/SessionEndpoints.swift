@@ -11,11 +11,15 @@ public final class SessionEndpoints {
     let store: SessionStore
     let validator: IDTokenValidator?
     let configuration: IssuerConfiguration
+    /// ID tokens that signed in already (nil: not remembered, in tests of the rest).
+    let usedTokens: UsedIDTokens?
 
-    /// Sessions in `store`; sign-in checks tokens of `configuration`'s issuers on `clock` (none: 503).
-    public init(store: SessionStore, configuration: IssuerConfiguration, clock: any WallClock) throws(IdentityError) {
+    /// Sessions in `store`; sign-in checks tokens of `configuration`'s issuers on `clock` (none:
+    /// 503), each signing in once when `usedTokens` remembers them.
+    public init(store: SessionStore, configuration: IssuerConfiguration, clock: any WallClock, usedTokens: UsedIDTokens? = nil) throws(IdentityError) {
         self.store = store
         self.configuration = configuration
+        self.usedTokens = usedTokens
         validator = configuration.issuers.isEmpty ? nil : try IDTokenValidator(issuers: configuration.issuers, clock: clock)
     }
 
@@ -96,6 +100,14 @@ public final class SessionEndpoints {
         do { user = try validator.validate(request.idToken, expectedNonce: request.nonce) } catch { throw Self.problem(error) }
         guard let userId = configuration.userId(of: user) else {
             throw Self.unauthenticated("the issuer's subject is not a platform user id", reason: "idToken.subject")
+        }
+        // Last, so a token refused for another reason is not used up.
+        if let usedTokens {
+            let first: Bool
+            do { first = try usedTokens.claim(request.idToken, expiresAt: user.expiresAt) } catch { throw Self.problem(error) }
+            guard first else {
+                throw Self.unauthenticated("this ID token has signed in already; get a new one from the identity provider", reason: "idToken.replayed")
+            }
         }
         return try issue(.user, SessionPrincipal(userId: userId, deviceId: request.deviceId))
     }
