@@ -89,8 +89,9 @@ done
 # env --default-signal: Pushpin's condure, proxy and handler must take stop's SIGTERM even when
 # whoever started this script blocks it.
 deploy/local-issuer.sh init "$data/issuer"
-start edge --data-dir "$data" --issuers "$data/issuer/issuers.json" --zhttp-endpoint tcp://127.0.0.1:7461
 deploy/pushpin/render.sh "$data/pushpin" --http-port 8080 --zhttp tcp://127.0.0.1:7461 --publish tcp://127.0.0.1:7462 --control-port 7463
+start edge --data-dir "$data" --issuers "$data/issuer/issuers.json" --zhttp-endpoint tcp://127.0.0.1:7461 \
+  --grip-key-file "$data/pushpin/sig_key"
 (
   for fd in /proc/$BASHPID/fd/*; do fd="${fd##*/}"; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
   exec env --default-signal pushpin --config "$data/pushpin/pushpin.conf" --merge-output >>"$data/logs/pushpin.log" 2>&1

@@ -31,16 +31,23 @@ final class EdgePlatform {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// Renders Pushpin's configuration and starts it (`pushpin` from PATH, as run-local.sh does).
-    func startPushpin() throws {
-        let folder = platform.root.appendingPathComponent("pushpin")
+    var pushpinFolder: URL { platform.root.appendingPathComponent("pushpin") }
+
+    /// Renders Pushpin's configuration (its sig_key too, which the edge checks Grip-Sig with).
+    func renderPushpin() throws {
+        let folder = pushpinFolder
         let render = try runCommand(URL(fileURLWithPath: "/bin/bash"),
                                     [Self.repository.appendingPathComponent("deploy/pushpin/render.sh").path, folder.path,
                                      "--http-port", "\(ports["http"]!)", "--zhttp", "tcp://127.0.0.1:\(ports["zhttp"]!)",
                                      "--publish", "tcp://127.0.0.1:\(ports["publish"]!)", "--control-port", "\(ports["control"]!)"])
         guard render.status == 0 else { throw PlatformError("render.sh failed: \(render.err)") }
-        try platform.children.start("pushpin", executable: "/usr/bin/pushpin",
-                                    arguments: ["--config", folder.appendingPathComponent("pushpin.conf").path, "--merge-output"])
+    }
+
+    /// Starts Pushpin from the rendered configuration, with default signal handling (as run-local.sh does).
+    func startPushpin() throws {
+        try platform.children.start("pushpin", executable: "/usr/bin/env",
+                                    arguments: ["--default-signal", "/usr/bin/pushpin", "--config", pushpinFolder.appendingPathComponent("pushpin.conf").path,
+                                                "--merge-output"])
     }
 
     /// SIGKILL to Pushpin and its condure, proxy and handler: every process whose command line
@@ -63,7 +70,7 @@ final class EdgePlatform {
                     "--ingest-endpoints", platform.endpoint("beacon-ingest"), "--region-endpoints", platform.endpoint("region-monitor"),
                     "--orders-endpoint", platform.endpoint("order-service"), "--kitchen-endpoint", platform.endpoint("kitchen-display"),
                     "--notify-endpoint", platform.endpoint("notification-service"), "--issuers", issuer.issuersFile.path,
-                    "--deadline-ms", "1500", "--log-level", "debug"]
+                    "--deadline-ms", "1500", "--log-level", "debug", "--grip-key-file", pushpinFolder.appendingPathComponent("sig_key").path]
         if let keys = platform.keys { args += ["--security", "deployed", "--keys", keys.path, "--instance", "edge"] }
         return args + edgeArguments
     }
@@ -72,6 +79,7 @@ final class EdgePlatform {
     /// and an HTTP request reaches it through Pushpin.
     func start(services: [String]) throws {
         try platform.start(busAnd: services)
+        try renderPushpin()
         try platform.children.start("edge", executable: "edge", arguments: edgeFlags, inRootFolder: false)
         let curve = try platform.keys.map { _ in try platform.security(as: KeyFolder.defaultOperator).clientKeys(server: "edge") } ?? nil
         try platform.children.waitHealthy("edge", endpoint: edgeEndpoint, curve: curve)

@@ -36,6 +36,8 @@ public final class EdgeServer: @unchecked Sendable {
     let zhttp: Socket
     /// Each service's instances, in shard order.
     let links: [String: [ServiceLink]]
+    /// Pushpin's signature check, when its key was given.
+    let grip: GripSignature?
     /// The edge's instance name, the `from` of its answers.
     let instance: [UInt8]
     private let openAPI: [UInt8] = OpenAPIDocument.encoded()
@@ -61,6 +63,14 @@ public final class EdgeServer: @unchecked Sendable {
         tokenLimiter = RateLimiter(limit: settings.tokenLimit, clock: host.clock)
         addressLimiter = RateLimiter(limit: settings.addressLimit, clock: host.clock)
         instance = Array(host.logger.instance.utf8)
+        if settings.gripKeyFile.isEmpty {
+            grip = nil
+        } else {
+            guard let key = FileManager.default.contents(atPath: settings.gripKeyFile), !key.isEmpty, key.count <= 1_024 else {
+                throw IdentityError(.configuration, "cannot read Pushpin's sig_key from \(settings.gripKeyFile)")
+            }
+            grip = GripSignature(key: Array(String(decoding: key, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8))
+        }
         zhttp = try Socket(host.context, .router)
         try zhttp.setLinger(milliseconds: 0)
         // Pushpin's req-mode packets are at most about 1 MB; the decoder holds them to its own limits.
@@ -141,6 +151,9 @@ public final class EdgeServer: @unchecked Sendable {
 
     /// The answer to one request, through `done` (at once, or when its service answers).
     func respond(to request: ZhttpRequest, done: @escaping @Sendable (EdgeResponse) -> Void) {
+        if let grip, !(request.headers.values("Grip-Sig").count == 1 && grip.verifies(request.headers["Grip-Sig"] ?? "", now: clock.now())) {
+            return done(Problem(.forbidden, "the request did not come through this platform's Pushpin (no valid Grip-Sig)").response)
+        }
         if let wait = addressLimiter.take("a:" + Self.clientAddress(of: request)) {
             return done(Self.rateLimited(wait, "this address"))
         }

@@ -25,6 +25,8 @@ public struct EdgeSettings: Sendable, Equatable {
     public var maxInFlight = Self.maxInFlightOption.defaultValue
     /// The OpenID Connect issuers file ("" : none, and sign-in answers 503).
     public var issuers = Self.issuersOption.defaultValue
+    /// Pushpin's `sig_key` file ("": Grip-Sig not checked).
+    public var gripKeyFile = Self.gripKeyOption.defaultValue
     /// Per bearer token: requests a second, and the burst.
     public var tokenRate = Self.tokenRateOption.defaultValue
     public var tokenBurst = Self.tokenBurstOption.defaultValue
@@ -55,6 +57,8 @@ public struct EdgeSettings: Sendable, Equatable {
                                                        help: "the most forwarded requests waiting for services at once; beyond it the client gets 503 at once")
     public static let issuersOption = Option<String>("issuers", .string, default: "",
                                                      help: "the OpenID Connect issuers file (JSON: issuer, audiences, jwksFile, userId); empty: no sign-in (POST /v1/sessions answers 503)")
+    public static let gripKeyOption = Option<String>("grip-key-file", .string, default: "",
+                                                     help: "a file holding Pushpin's sig_key: requests without a valid Grip-Sig under it are refused (403); empty: not checked (the edge connects to an endpoint only Pushpin binds)")
     public static let tokenRateOption = Option.rate("token-rate", default: 10,
                                                     help: "requests a second one bearer token may make, on average (a phone polls little; a kitchen tablet bumps a ticket at a time)")
     public static let tokenBurstOption = Option.count("token-burst", 1...100_000, default: 60,
@@ -67,7 +71,7 @@ public struct EdgeSettings: Sendable, Equatable {
     /// Every option the edge reads: the common ones, then its own.
     public static var specs: [OptionSpec] {
         common.specs + [zhttpOption.spec, ingestOption.spec, regionOption.spec, ordersOption.spec, kitchenOption.spec, notifyOption.spec,
-                        deadlineOption.spec, maxInFlightOption.spec, issuersOption.spec, tokenRateOption.spec, tokenBurstOption.spec,
+                        deadlineOption.spec, maxInFlightOption.spec, issuersOption.spec, gripKeyOption.spec, tokenRateOption.spec, tokenBurstOption.spec,
                         addressRateOption.spec, addressBurstOption.spec]
     }
 
@@ -82,6 +86,7 @@ public struct EdgeSettings: Sendable, Equatable {
         deadlineMilliseconds = config[Self.deadlineOption]
         maxInFlight = config[Self.maxInFlightOption]
         issuers = config[Self.issuersOption]
+        gripKeyFile = config[Self.gripKeyOption]
         tokenRate = config[Self.tokenRateOption]
         tokenBurst = config[Self.tokenBurstOption]
         addressRate = config[Self.addressRateOption]

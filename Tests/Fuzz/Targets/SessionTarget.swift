@@ -7,7 +7,7 @@ import SQLite
 
 /// The edge's session part, which reads what any HTTP client sends before it has a session:
 /// input up to its first NUL is an `Authorization` value, the rest a session route's body (and an
-/// `X-Forwarded-For` value). A bearer never issued is always 401; a body through the route table
+/// `X-Forwarded-For` and `Grip-Sig` value). A bearer never issued is always 401; a body through the route table
 /// and the session routes is a session (whose token then authenticates) or a refusal that stored
 /// nothing; a client address is at most 64 bytes.
 enum SessionTarget {
@@ -33,6 +33,10 @@ enum SessionTarget {
                 return "a bearer never issued authenticated: \(bearer.prefix(80))"
             } catch {
                 if error.status != 401 && error.status != 503 { return "a bearer refused with \(error.status), not 401" }
+            }
+            // The same bytes as a Grip-Sig: never verified under a key that did not sign them.
+            if GripSignature(key: Array("fuzz-key".utf8)).verifies(String(decoding: body, as: UTF8.self), now: Timestamp(milliseconds: 0)) {
+                return "a Grip-Sig the fuzz key never signed verified"
             }
             let address = EdgeServer.clientAddress(of: ZhttpRequest(id: [1], method: "GET", uri: "/", headers: HTTPHeaders([("X-Forwarded-For", String(decoding: body, as: UTF8.self))])))
             if address.isEmpty || address.utf8.count > 64 { return "a client address of \(address.utf8.count) bytes" }
