@@ -58,7 +58,7 @@ struct EdgeHTTPTests {
             ("GET", "/v1/menu?locale=en_US", [kitchen]), ("PUT", "/v1/devices/phone-1/registration", [kitchen, kiosk]),
             ("POST", "/v1/orders", [kitchen, kiosk]), ("GET", "/v1/kitchen/tickets", [alice, kiosk]),
             ("POST", "/v1/cafes/caffe-macs/guest-orders", [alice, kitchen]), ("POST", "/v1/orders/\(orderId)/pickup", [alice]),
-            ("GET", "/v1/users/\(userId)/preference", [kiosk, kitchen]), ("GET", "/v1/sessions/current", []),
+            ("GET", "/v1/users/\(userId)/preference", [kiosk, kitchen]), ("GET", "/v1/sessions/current", []), ("DELETE", "/v1/sessions/current", []),
         ]
         for (method, path, refused) in families {
             let anonymous = try edge.request(method, path)
@@ -89,6 +89,7 @@ struct EdgeHTTPTests {
         defer { kioskKey.close(); operatorKey.close() }
         #expect(errorCode { try kioskKey.call(Op.tokenIssue, TokenIssueRequest(kind: "kiosk", cafeId: "caffe-macs"), as: TokenIssued.self) } == "auth.forbidden")
         #expect(errorCode { try kioskKey.call(Op.tokenList, TokenListRequest(), as: TokenList.self) } == "auth.forbidden")
+        #expect(errorCode { try kioskKey.call(Op.tokenRevoke, TokenRevokeRequest(sessionId: "s000000000000000000000000"), as: TokenSession.self) } == "auth.forbidden")
         let listed = try operatorKey.call(Op.tokenList, TokenListRequest(kind: "kitchen"), as: TokenList.self).sessions
         #expect(listed.count == 1)
         _ = try operatorKey.call(Op.tokenRevoke, TokenRevokeRequest(sessionId: try requireValue(listed.first).sessionId), as: TokenSession.self)
