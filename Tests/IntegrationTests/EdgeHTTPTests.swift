@@ -53,6 +53,13 @@ struct EdgeHTTPTests {
         let refusedCLI = try edge.platform.cafectl(["tokens", "list", "--edge", edge.edgeEndpoint], as: "kiosk-macs")
         #expect(refusedCLI.status == 1 && refusedCLI.err.contains("auth.forbidden"), "\(refusedCLI.err)")
         #expect(try edge.request("GET", "/v1/kitchen/tickets", token: kitchen).status == 200)
+        // The kiosk takes a guest order at its café: its principal names the café, the route the channel.
+        let kioskHold = try edge.request("POST", "/v1/cafes/caffe-macs/reservations", token: kiosk, json: ["locale": "en_US"])
+        let guestBody: [String: Any] = ["reservationId": try requireValue(kioskHold.json["reservationId"] as? String),
+                                        "locale": "en_US", "items": [["itemId": "fries", "quantity": 1]]]
+        let guestOrder = try edge.request("POST", "/v1/cafes/caffe-macs/guest-orders", token: kiosk, json: guestBody, headers: ["Idempotency-Key": "k-kiosk-0001"])
+        #expect(guestOrder.status == 200, "\(String(decoding: guestOrder.body, as: UTF8.self))")
+        #expect(try edge.request("POST", "/v1/cafes/macs-coffee/reservations", token: kiosk, json: ["locale": "en_US"]).code == "auth.forbidden")
         // Each route family: no session 401, a session of another role 403, before any service is asked.
         let families: [(String, String, [String?])] = [
             ("GET", "/v1/menu?locale=en_US", [kitchen]), ("PUT", "/v1/devices/phone-1/registration", [kitchen, kiosk]),
@@ -96,7 +103,7 @@ struct EdgeHTTPTests {
         let revoked = try edge.request("GET", "/v1/kitchen/tickets", token: kitchen)
         #expect(revoked.status == 401 && (revoked.json["details"] as? [String: String])?["reason"] == "session.revoked")
         // No token reaches a log.
-        for name in ["edge", "order-service", "notification-service", "kitchen-display"] {
+        for name in ["edge", "pushpin", "order-service", "notification-service", "kitchen-display"] {
             #expect(!edge.platform.log(name).contains("cct_"), "\(name)'s log holds a bearer token")
         }
     }
