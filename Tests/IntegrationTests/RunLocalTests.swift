@@ -95,6 +95,27 @@ struct RunLocalTests {
         #expect(try cafectl(["health"] + operatorFlags).status == 0)
     }
 
+    @Test("deploy/README.md's walk over HTTP, run as written against run-local.sh --secure, ends with the order's ready notification")
+    func httpWalk() throws {
+        defer { cleanUp() }
+        let manual = try String(contentsOf: DeployFiles.deployFolder.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(manual.range(of: "### Walking it over HTTP"), "deploy/README.md has no HTTP walk")
+        let open = try #require(manual.range(of: "```sh\n", range: section.upperBound..<manual.endIndex))
+        let close = try #require(manual.range(of: "\n```", range: open.upperBound..<manual.endIndex))
+        // As written, but in this test's data folder and with the executables already built.
+        let block = String(manual[open.upperBound..<close.lowerBound])
+            .replacingOccurrences(of: "deploy/run-local.sh --secure --detach", with: "deploy/run-local.sh --secure --detach --data \(data.path) --bin \(bin.path) 2>/dev/null")
+            .replacingOccurrences(of: " data/", with: " \(data.path)/")
+            .replacingOccurrences(of: "$(swift build --show-bin-path)", with: bin.path)
+        let script = data.deletingLastPathComponent().appendingPathComponent("walk-\(UUID().uuidString.prefix(8)).sh")
+        try ("set -euo pipefail\ncd \(DeployFiles.deployFolder.deletingLastPathComponent().path)\n" + block).write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let walked = try runCommand(URL(fileURLWithPath: "/bin/bash"), [script.path], environment: environmentWithoutCafeVariables(), timeout: 120)
+        #expect(walked.status == 0, "\(walked.out) \(walked.err)")
+        #expect(walked.out.contains(#""rule":"nearestBeacon""#), "\(walked.out)")
+        #expect(walked.out.hasSuffix(#""title":"Your order is ready""# + "\n"), "\(walked.out)")
+    }
+
     @Test("plain run-local.sh runs as before: no keys, health answers any local client")
     func plain() throws {
         defer { cleanUp() }
