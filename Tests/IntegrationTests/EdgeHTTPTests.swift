@@ -108,6 +108,43 @@ struct EdgeHTTPTests {
         }
     }
 
+    @Test("deployed mode: an App Clip guest confirms its location, orders from the clip's code, then signs in and claims the order")
+    func appClipGuest() throws {
+        let edge = try EdgePlatform(security: .deployed)
+        defer { edge.stop() }
+        try edge.start(services: ["beacon-ingest", "region-monitor", "order-service"])
+        let guest = try edge.request("POST", "/v1/sessions/guest", json: ["deviceId": "clip-kenji", "cafeId": "caffe-macs"])
+        let clip = try requireValue(guest.json["token"] as? String)
+        let now = Timestamp(Date()).rfc3339
+        #expect(try edge.request("PUT", "/v1/devices/clip-kenji/location-authorization", token: clip,
+                                 json: ["authorization": "whenInUse", "foreground": true, "precise": true, "monitoringAvailable": false, "rangingAvailable": false]).status == 200)
+        let fix: [String: Any] = ["latitude": 37.3349, "longitude": -122.009, "horizontalAccuracy": 5, "precise": true, "timestamp": now]
+        #expect(try edge.request("POST", "/v1/devices/clip-kenji/sightings", token: clip, json: ["fixes": [fix]]).json["accepted"] as? Int == 1)
+        let code = "https://clip.campus.example/caffe-macs/counter"
+        let confirmed = try eventually("the fix reaches region-monitor") { () -> String? in
+            let answer = try edge.request("POST", "/v1/devices/clip-kenji/location-confirmations", token: clip,
+                                          json: ["code": code, "acquiredAt": now, "cafeId": "caffe-macs"])
+            return answer.json["result"] as? String == "yes" ? "yes" : nil
+        }
+        #expect(confirmed == "yes")
+        // Another device's confirmation is not the guest's to ask.
+        #expect(try edge.request("POST", "/v1/devices/phone-9/location-confirmations", token: clip,
+                                 json: ["code": code, "acquiredAt": now, "cafeId": "caffe-macs"]).code == "auth.forbidden")
+        let hold = try edge.request("POST", "/v1/cafes/caffe-macs/reservations", token: clip, json: ["locale": "en_US"])
+        let order: [String: Any] = ["channel": "appClip", "cafeId": "caffe-macs", "reservationId": try requireValue(hold.json["reservationId"] as? String),
+                                    "locale": "en_US", "items": [["itemId": "margherita", "quantity": 1]], "paymentToken": "tok_4242424242424242",
+                                    "clip": ["url": code, "invocation": "appClipCode", "acquiredAt": now]]
+        let placed = try edge.request("POST", "/v1/orders", token: clip, json: order, headers: ["Idempotency-Key": "clip-kenji-0001"])
+        #expect(placed.status == 200, "\(String(decoding: placed.body, as: UTF8.self))")
+        let orderId = try requireValue((placed.json["order"] as? [String: Any])?["orderId"] as? String)
+        // After sign-in on the same device, the guest's order moves to the account.
+        let (kenji, userId) = try edge.signIn("kenji", deviceId: "clip-kenji")
+        let claimed = try edge.request("POST", "/v1/devices/clip-kenji/order-claims", token: kenji, json: [String: Any]())
+        #expect(claimed.status == 200, "\(String(decoding: claimed.body, as: UTF8.self))")
+        let owned = try edge.request("GET", "/v1/orders/\(orderId)?locale=en_US", token: kenji)
+        #expect((owned.json["order"] as? [String: Any])?["userId"] as? String == userId)
+    }
+
     @Test("plain mode: a stalled service is 504 by the deadline and the retry with the same Idempotency-Key gets the one order; a stopped one is 503 at once; a token over its rate is 429 with Retry-After")
     func failuresAndLimits() throws {
         let edge = try EdgePlatform(security: .plain)
