@@ -135,6 +135,29 @@ struct SessionEndpointsTests {
         #expect(try used.purge(before: clock.now().adding(seconds: 7_200)) == 1)
     }
 
+    @Test("a device serves one account: another user's sign-in on it, or a guest on a signed-in device, is 403 and issues nothing")
+    func deviceBindings() throws {
+        let store = try SessionStore(database: database, clock: clock)
+        let bound = try SessionEndpoints(store: store, configuration: try IssuerConfiguration(file: Self.issuer.issuersFile.path), clock: clock,
+                                         devices: try DeviceBindings(database: database))
+        func signIn(_ subject: String, _ device: String) throws -> Int {
+            let token = try Self.issuer.idToken(subject: subject, nonce: "n", now: now)
+            return bound.answer(.signIn, body: try body(["idToken": token, "nonce": "n", "deviceId": device]), session: nil).status
+        }
+        func guest(_ device: String) throws -> Int { bound.answer(.guest, body: try body(["deviceId": device]), session: nil).status }
+        // An App Clip's device: a guest first, then its person signs in on it and owns it.
+        #expect(try guest("clip-1") == 200)
+        #expect(try guest("clip-1") == 200)
+        #expect(try signIn("dana", "clip-1") == 200)
+        #expect(try signIn("dana", "clip-1") == 200)
+        let before = try store.list(includeInactive: true).count
+        #expect(try signIn("mallory", "clip-1") == 403)
+        #expect(try guest("clip-1") == 403)
+        #expect(try store.list(includeInactive: true).count == before)
+        // Mallory on her own device is fine.
+        #expect(try signIn("mallory", "phone-m") == 200)
+    }
+
     @Test("without issuers, sign-in answers 503 and guests still work")
     func noIssuers() throws {
         let store = try SessionStore(database: database, clock: clock)

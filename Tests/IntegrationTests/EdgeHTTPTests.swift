@@ -39,6 +39,10 @@ struct EdgeHTTPTests {
         let fetched = try edge.request("GET", "/v1/orders/\(orderId)?locale=en_US", token: alice)
         #expect(fetched.status == 200 && (fetched.json["order"] as? [String: Any])?["userId"] as? String == userId)
 
+        // Alice's device serves her account only: mallory signing in on it, or a guest on it, is refused.
+        let malloryToken = try edge.issuer.idToken(subject: "mallory", nonce: "n-m", now: Date().timeIntervalSince1970)
+        #expect(try edge.request("POST", "/v1/sessions", json: ["idToken": malloryToken, "nonce": "n-m", "deviceId": "phone-1"]).status == 403)
+        #expect(try edge.request("POST", "/v1/sessions/guest", json: ["deviceId": "phone-1"]).status == 403)
         // The service holds the session's principal to its scope: another device is refused.
         let other = try edge.request("PUT", "/v1/devices/phone-2/registration", token: alice,
                                      json: ["channel": "bus", "language": "en", "locale": "en_US", "authorization": "authorized"])

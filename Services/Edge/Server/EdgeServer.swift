@@ -53,7 +53,8 @@ public final class EdgeServer: @unchecked Sendable {
         self.settings = settings
         store = try SessionStore(database: host.db, clock: host.clock)
         usedTokens = try UsedIDTokens(database: host.db)
-        sessions = try SessionEndpoints(store: store, configuration: issuers, clock: host.clock, usedTokens: usedTokens)
+        sessions = try SessionEndpoints(store: store, configuration: issuers, clock: host.clock, usedTokens: usedTokens,
+                                        devices: try DeviceBindings(database: host.db))
         tokenLimiter = RateLimiter(limit: settings.tokenLimit, clock: host.clock)
         addressLimiter = RateLimiter(limit: settings.addressLimit, clock: host.clock)
         instance = Array(host.logger.instance.utf8)

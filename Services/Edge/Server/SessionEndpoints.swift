@@ -13,13 +13,20 @@ public final class SessionEndpoints {
     let configuration: IssuerConfiguration
     /// ID tokens that signed in already (nil: not remembered, in tests of the rest).
     let usedTokens: UsedIDTokens?
+    /// Which account each device belongs to (nil: not checked, in tests of the rest).
+    let devices: DeviceBindings?
+    let clock: any WallClock
 
     /// Sessions in `store`; sign-in checks tokens of `configuration`'s issuers on `clock` (none:
-    /// 503), each signing in once when `usedTokens` remembers them.
-    public init(store: SessionStore, configuration: IssuerConfiguration, clock: any WallClock, usedTokens: UsedIDTokens? = nil) throws(IdentityError) {
+    /// 503), each signing in once when `usedTokens` remembers them, and a device serves one
+    /// account when `devices` binds them.
+    public init(store: SessionStore, configuration: IssuerConfiguration, clock: any WallClock, usedTokens: UsedIDTokens? = nil,
+                devices: DeviceBindings? = nil) throws(IdentityError) {
         self.store = store
         self.configuration = configuration
         self.usedTokens = usedTokens
+        self.devices = devices
+        self.clock = clock
         validator = configuration.issuers.isEmpty ? nil : try IDTokenValidator(issuers: configuration.issuers, clock: clock)
     }
 
@@ -101,6 +108,7 @@ public final class SessionEndpoints {
         guard let userId = configuration.userId(of: user) else {
             throw Self.unauthenticated("the issuer's subject is not a platform user id", reason: "idToken.subject")
         }
+        try requireDevice(request.deviceId, for: userId)
         // Last, so a token refused for another reason is not used up.
         if let usedTokens {
             let first: Bool
@@ -112,14 +120,26 @@ public final class SessionEndpoints {
         return try issue(.user, SessionPrincipal(userId: userId, deviceId: request.deviceId))
     }
 
+    /// Refuses (403) a device bound to another user, or for a guest (`userId` nil) to any user.
+    func requireDevice(_ deviceId: String, for userId: String?) throws(Problem) {
+        guard let devices else { return }
+        let owner: String??
+        do { owner = try devices.owner(of: deviceId) } catch { throw Self.problem(error) }
+        guard case .some(.some(let user)) = owner, user != userId else { return }
+        throw Problem(.forbidden, userId == nil ? "device \(Quoting.quoted(deviceId)) belongs to a signed-in account; sign in instead"
+                                                : "device \(Quoting.quoted(deviceId)) belongs to another account")
+    }
+
     func guest(_ body: [UInt8]) throws(Problem) -> EdgeResponse {
         let request: Guest = try Self.decode(body, "deviceId (and cafeId)")
+        try requireDevice(request.deviceId, for: nil)
         return try issue(.guest, SessionPrincipal(deviceId: request.deviceId, cafeId: request.cafeId))
     }
 
     func issue(_ kind: SessionKind, _ principal: SessionPrincipal) throws(Problem) -> EdgeResponse {
         do {
             let (session, token) = try store.issue(kind, for: principal)
+            if let devices, let deviceId = principal.deviceId { try devices.bind(deviceId, to: principal.userId, at: clock.now()) }
             return Self.reply(session, token: token)
         } catch {
             throw Self.problem(error)
