@@ -17,7 +17,9 @@ enum SessionTarget {
         let setup: (SessionStore, SessionEndpoints)? = {
             guard let database = try? Database(path: folder.appendingPathComponent("edge.sqlite").path),
                   let store = try? SessionStore(database: database, clock: SystemClock()),
-                  let endpoints = try? SessionEndpoints(store: store, configuration: IssuerConfiguration(), clock: SystemClock()) else { return nil }
+                  let devices = try? DeviceBindings(database: database), let used = try? UsedIDTokens(database: database),
+                  let endpoints = try? SessionEndpoints(store: store, configuration: IssuerConfiguration(), clock: SystemClock(), usedTokens: used,
+                                                        devices: devices) else { return nil }
             return (store, endpoints)
         }()
         let router = EdgeRouter()
