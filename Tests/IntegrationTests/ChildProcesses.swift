@@ -34,8 +34,7 @@ final class ChildProcesses {
     /// the process runs in the root folder unless `inRootFolder` is false (then in the test's own).
     func start(_ name: String, executable: String, arguments: [String] = [], environment: [String: String]? = nil, inRootFolder: Bool = true) throws {
         let process = Process()
-        // An absolute path is a system executable (pushpin); a name is one of ours.
-        process.executableURL = executable.hasPrefix("/") ? URL(fileURLWithPath: executable) : bin.appendingPathComponent(executable)
+        process.executableURL = bin.appendingPathComponent(executable)
         process.arguments = arguments
         if inRootFolder { process.currentDirectoryURL = root }
         if let environment { process.environment = environment }

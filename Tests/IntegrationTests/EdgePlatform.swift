@@ -27,41 +27,10 @@ final class EdgePlatform {
         if let keys = platform.keys { _ = try keys.add(name: "edge", role: .edge) }
     }
 
-    static var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
+    /// Pushpin from deploy/pushpin's templates, rendered when the platform starts.
+    private(set) var pushpin: PushpinProcess?
 
     var pushpinFolder: URL { platform.root.appendingPathComponent("pushpin") }
-
-    /// Renders Pushpin's configuration (its sig_key too, which the edge checks Grip-Sig with).
-    func renderPushpin() throws {
-        let folder = pushpinFolder
-        let render = try runCommand(URL(fileURLWithPath: "/bin/bash"),
-                                    [Self.repository.appendingPathComponent("deploy/pushpin/render.sh").path, folder.path,
-                                     "--http-port", "\(ports["http"]!)", "--zhttp", "tcp://127.0.0.1:\(ports["zhttp"]!)",
-                                     "--publish", "tcp://127.0.0.1:\(ports["publish"]!)", "--control-port", "\(ports["control"]!)"])
-        guard render.status == 0 else { throw PlatformError("render.sh failed: \(render.err)") }
-    }
-
-    /// Starts Pushpin from the rendered configuration, with default signal handling (as run-local.sh does).
-    func startPushpin() throws {
-        try platform.children.start("pushpin", executable: "/usr/bin/env",
-                                    arguments: ["--default-signal", "/usr/bin/pushpin", "--config", pushpinFolder.appendingPathComponent("pushpin.conf").path,
-                                                "--merge-output"])
-    }
-
-    /// SIGKILL to Pushpin and its condure, proxy and handler: every process whose command line
-    /// names this test's folder. They inherit the test process's blocked signals, so a SIGTERM
-    /// would not end them, and while one lives Foundation counts the runner as running.
-    func stopPushpin() {
-        let folder = platform.root.appendingPathComponent("pushpin").path
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
-        for entry in entries {
-            guard let pid = Int32(entry), pid != getpid(),
-                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
-            if String(decoding: data, as: UTF8.self).contains(folder) { kill(pid, SIGKILL) }
-        }
-    }
 
     /// The edge's flags: every service's endpoint, Pushpin's, the issuer file, a short deadline.
     var edgeFlags: [String] {
@@ -79,17 +48,19 @@ final class EdgePlatform {
     /// and an HTTP request reaches it through Pushpin.
     func start(services: [String]) throws {
         try platform.start(busAnd: services)
-        try renderPushpin()
+        let pushpin = try PushpinProcess(folder: pushpinFolder, httpPort: ports["http"]!, zhttpPort: ports["zhttp"]!, publishPort: ports["publish"]!,
+                                         controlPort: ports["control"]!)
+        self.pushpin = pushpin
         try platform.children.start("edge", executable: "edge", arguments: edgeFlags, inRootFolder: false)
         let curve = try platform.keys.map { _ in try platform.security(as: KeyFolder.defaultOperator).clientKeys(server: "edge") } ?? nil
         try platform.children.waitHealthy("edge", endpoint: edgeEndpoint, curve: curve)
-        try startPushpin()
+        try pushpin.start()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let response = try? request("GET", "/v1/openapi.json"), response.status == 200 { return }
             usleep(100_000)
         }
-        throw PlatformError("Pushpin did not reach the edge in 20 s: \(platform.log("pushpin").suffix(2000)) \(platform.log("edge").suffix(2000))")
+        throw PlatformError("Pushpin did not reach the edge in 20 s: \(pushpin.log.suffix(2000)) \(platform.log("edge").suffix(2000))")
     }
 
     /// One HTTP request with curl: the status, the header fields (names lowercased) and the body.
@@ -146,7 +117,7 @@ final class EdgePlatform {
     }
 
     func stop() {
-        stopPushpin()
+        pushpin?.stop()
         platform.stop()
         issuer.remove()
     }
