@@ -37,8 +37,9 @@ public struct EdgeSettings: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// The options every service reads, with the edge's name and request port.
-    public static let common = CommonOptions(service: program, listenPort: listenPort)
+    /// The options every service reads, with the edge's name and request port. The edge never
+    /// publishes on the bus (PROTOCOL.md section 7), so it sends no heartbeats.
+    public static let common = CommonOptions(service: program, listenPort: listenPort, publishes: false)
     public static let zhttpOption = Option<String>("zhttp-endpoint", .endpoint, default: "tcp://127.0.0.1:7461",
                                                    help: "Pushpin's zhttpreq route endpoint (Pushpin binds it, the edge connects a ROUTER); ipc:// or loopback tcp")
     public static let ingestOption = Option.endpoints("ingest-endpoints", default: ["tcp://127.0.0.1:7410"],
