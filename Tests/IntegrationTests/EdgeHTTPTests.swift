@@ -107,6 +107,10 @@ struct EdgeHTTPTests {
         _ = try operatorKey.call(Op.tokenRevoke, TokenRevokeRequest(sessionId: try requireValue(listed.first).sessionId), as: TokenSession.self)
         let revoked = try edge.request("GET", "/v1/kitchen/tickets", token: kitchen)
         #expect(revoked.status == 401 && (revoked.json["details"] as? [String: String])?["reason"] == "session.revoked")
+        // The edge never publishes: the bus refused nothing from it (no heartbeats).
+        let bus = try edge.platform.client("bus", as: KeyFolder.defaultOperator, context: context)
+        defer { bus.close() }
+        #expect(try bus.call(Op.health, Empty(), as: HealthStatus.self).details["refused.publications.notService"] == "0")
         // No token reaches a log.
         for name in ["edge", "order-service", "notification-service", "kitchen-display"] {
             #expect(!edge.platform.log(name).contains("cct_"), "\(name)'s log holds a bearer token")
