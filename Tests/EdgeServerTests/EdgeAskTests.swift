@@ -28,7 +28,7 @@ struct EdgeAskTests {
                                        arguments: ["--listen", "inproc://edge-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)", "--bus-sub", "inproc://bus-sub-\(tag)",
                                                    "--data-dir", folder.path, "--log-level", "error", "--zhttp-endpoint", "inproc://zhttp-\(tag)",
                                                    "--orders-endpoint", "inproc://orders-\(tag)", "--kitchen-endpoint", "tcp://127.0.0.1:\(try LoopbackPorts.free(1)[0])",
-                                                   "--deadline-ms", "1000"],
+                                                   "--deadline-ms", "1000", "--max-in-flight", "2"],
                                        environment: [:])
         host = try ServiceHost(options: EdgeSettings.common, config: config, clock: clock)
         orders = try Socket(host.context, .rep)
@@ -96,6 +96,27 @@ struct EdgeAskTests {
         #expect(response?.status == 504)
         let body = String(decoding: response?.body ?? [], as: UTF8.self)
         #expect(body.contains("client.timeout"))
+    }
+
+    @Test("beyond --max-in-flight requests waiting for services, the next is 503 at once")
+    func inFlightLimit() throws {
+        defer { close() }
+        let alice = OnBehalfOf.phone("s1", userId: "alice", deviceId: "phone-1")
+        let answers = Mutex<[Int]>([])
+        // Two wait (the stand-in never answers); the third is refused before it is sent.
+        for _ in 0..<3 {
+            edge.ask(Op.orderGet, Array(#"{"orderId":"ord-1"}"#.utf8), alice) { response in answers.withLock { $0.append(response.status) } }
+        }
+        #expect(answers.withLock { $0 } == [503])
+        // Past the deadline the two waiting are answered 504.
+        clock.advance(seconds: 1.5)
+        let started = Date()
+        let shutdown = host.shutdown
+        host.reactor.every(0.02, name: "test.until") {
+            if answers.withLock({ $0.count }) == 3 || Date().timeIntervalSince(started) > 5 { shutdown.request() }
+        }
+        host.reactor.run()
+        #expect(answers.withLock { $0 } == [503, 504, 504])
     }
 
     @Test("a service that is not connected (tcp, nobody listening) is 503 at once, naming it")
