@@ -189,6 +189,9 @@ struct EdgeHTTPTests {
             return response.status == 503 ? response : nil
         }
         #expect(down.code == "http.serviceUnavailable" && (down.json["details"] as? [String: String])?["service"] == "order-service")
+        // The operator sees both in the edge's log, once each (at most a line a minute per kind).
+        let edgeLog = edge.platform.log("edge")
+        #expect(edgeLog.contains("service did not answer in time") && edgeLog.contains("service unavailable"))
 
         // Bob's token has used most of its burst of 12; the rest run out and the next is 429 with Retry-After.
         var limited: EdgePlatform.Response?

@@ -73,7 +73,7 @@ public final class EdgeServer: @unchecked Sendable {
         var links: [String: [ServiceLink]] = [:]
         for (service, peers) in settings.serviceEndpoints {
             links[service] = try peers.map { try ServiceLink(context: host.context, service: service, peer: $0, security: host.security,
-                                                              maxMessageBytes: host.maxMessageBytes) }
+                                                              maxMessageBytes: host.maxMessageBytes, logger: host.logger) }
         }
         self.links = links
         try zhttp.connect(settings.zhttpEndpoint)

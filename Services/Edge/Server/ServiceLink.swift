@@ -23,10 +23,14 @@ final class ServiceLink {
     private(set) var late = 0
     private(set) var timedOut = 0
     private(set) var unavailable = 0
+    private let logger: Logger
+    /// When each kind of failure was last logged (monotonic seconds): at most one line a minute each.
+    private var lastLogged: [String: Double] = [:]
 
     /// A DEALER connected to `peer` (`name@tcp://…` names the server's key in deployed mode; else `service`).
-    init(context: Context, service: String, peer: String, security: SocketSecurity, maxMessageBytes: Int) throws {
+    init(context: Context, service: String, peer: String, security: SocketSecurity, maxMessageBytes: Int, logger: Logger) throws {
         self.service = service
+        self.logger = logger
         let (server, endpoint) = PeerEndpoint.split(peer, defaultName: service)
         self.endpoint = endpoint
         socket = try Socket(context, .dealer)
@@ -49,6 +53,7 @@ final class ServiceLink {
         } catch {
             unavailable += 1
             let reason = error.isAgain ? "is not connected" : "cannot be sent to (\(error))"
+            note("unavailable", "service unavailable", ["reason": reason, "forward.unavailable": "\(unavailable)"])
             done(Problem(.httpServiceUnavailable, "\(service) at \(endpoint) \(reason); try again shortly",
                          details: ["service": service]).response)
             return
@@ -74,9 +79,18 @@ final class ServiceLink {
         for (key, waiting) in expired {
             pending[key] = nil
             timedOut += 1
+            note("timeout", "service did not answer in time", ["forward.timedOut": "\(timedOut)"])
             waiting.done(Problem(.clientTimeout, "\(service) did not answer in time; the request may or may not have taken effect (an order retried with the same Idempotency-Key is placed once)",
                                  details: ["service": service]).response)
         }
+    }
+
+    /// Logs a failure, at most once a minute for each kind, with the running count.
+    private func note(_ kind: String, _ message: String, _ fields: [String: String]) {
+        let now = Reactor.monotonic()
+        if let last = lastLogged[kind], now - last < 60 { return }
+        lastLogged[kind] = now
+        logger.warning(message, fields.merging(["service": service, "endpoint": endpoint]) { current, _ in current })
     }
 
     /// Answers 503 to everything still waiting, and closes the socket.
