@@ -81,6 +81,8 @@ struct SessionEndpointsTests {
     @Test("bodies: a missing member or a bad device id is 422 and issues nothing")
     func badBodies() throws {
         #expect(endpoints.answer(.signIn, body: try body(["idToken": "x", "deviceId": "phone-1"]), session: nil).status == 422)
+        #expect(endpoints.answer(.signIn, body: try body(["idToken": "x", "nonce": "", "deviceId": "phone-1"]), session: nil).status == 422)
+        #expect(endpoints.answer(.signIn, body: try body(["idToken": "x", "nonce": String(repeating: "n", count: 257), "deviceId": "phone-1"]), session: nil).status == 422)
         #expect(endpoints.answer(.guest, body: try body(["cafeId": "caffe-macs"]), session: nil).status == 422)
         #expect(endpoints.answer(.guest, body: try body(["deviceId": "not an id!"]), session: nil).status == 422)
         let store = try SessionStore(database: database, clock: clock)

@@ -30,6 +30,9 @@ public final class SessionEndpoints {
         validator = configuration.issuers.isEmpty ? nil : try IDTokenValidator(issuers: configuration.issuers, clock: clock)
     }
 
+    /// The longest nonce read (an app's is a base64 or hex digest, 43–64 characters).
+    public static let maxNonceBytes = 256
+
     /// `POST /v1/sessions`'s body: the ID token, the nonce the app put in its authentication
     /// request (the token must carry it), and the device the session is bound to.
     struct SignIn: Decodable {
@@ -100,6 +103,9 @@ public final class SessionEndpoints {
 
     func signIn(_ body: [UInt8]) throws(Problem) -> EdgeResponse {
         let request: SignIn = try Self.decode(body, "idToken, nonce and deviceId")
+        guard (1...Self.maxNonceBytes).contains(request.nonce.utf8.count) else {
+            throw Problem(.invalidField, "nonce must be 1–\(Self.maxNonceBytes) bytes")
+        }
         guard let validator else {
             throw Problem(.httpServiceUnavailable, "sign-in is not configured on this edge (no --issuers)")
         }
