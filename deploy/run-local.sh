@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the whole platform on this machine: the bus and the five services on loopback, each with
 # its SQLite file under a data folder, serving the demo campus; then the HTTP edge and Pushpin in
-# front of it (http://127.0.0.1:8080), with a local test issuer for sign-in under DATA/issuer.
+# front of it (http://127.0.0.1:8080, and https://localhost:8443 with a local test CA), with a
+# local test issuer for sign-in under DATA/issuer.
 # Ctrl-C stops everything.
 #
 #   deploy/run-local.sh [--secure] [--data DIR] [--campus FILE] [--release] [--bin DIR] [--detach]
@@ -89,7 +90,9 @@ done
 # env --default-signal: Pushpin's condure, proxy and handler must take stop's SIGTERM even when
 # whoever started this script blocks it.
 deploy/local-issuer.sh init "$data/issuer"
-deploy/pushpin/render.sh "$data/pushpin" --http-port 8080 --zhttp tcp://127.0.0.1:7461 --publish tcp://127.0.0.1:7462 --control-port 7463
+deploy/pushpin/render.sh "$data/pushpin" --http-port 8080 --https-port 8443 --zhttp tcp://127.0.0.1:7461 --publish tcp://127.0.0.1:7462 --control-port 7463
+# HTTPS on 8443 with a certificate from a local test CA (curl --cacert $data/pushpin/ca.crt).
+deploy/local-tls.sh "$data/pushpin" 8443
 start edge --data-dir "$data" --issuers "$data/issuer/issuers.json" --zhttp-endpoint tcp://127.0.0.1:7461 \
   --grip-key-file "$data/pushpin/sig_key"
 (
@@ -113,6 +116,7 @@ region-monitor :7420 (fixes :7425), order-service :7430, kitchen-display :7440, 
 Data and logs: $data/   cafectl: $bin/cafectl   Watch everything: $bin/cafectl tail "" ${as_operator[*]:-}
 
 HTTP API: http://127.0.0.1:8080   (Pushpin → edge :7460; GET http://127.0.0.1:8080/v1/openapi.json describes it)
+  HTTPS:   https://localhost:8443  (a local test CA: curl --cacert $data/pushpin/ca.crt)
   sign in: deploy/local-issuer.sh token $data/issuer alice n-1 gives an ID token for POST /v1/sessions
   kiosk and kitchen tokens: $bin/cafectl tokens issue --kind kitchen --cafe caffe-macs ${as_operator[*]:-}
 MSG

@@ -127,6 +127,12 @@ struct RunLocalTests {
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("keys").path))
         #expect(!started.err.contains("--keys"))
         #expect(try http("GET", "/v1/openapi.json").status == 200)
+        // HTTPS on 8443 with the local test CA's certificate; a client that does not trust the CA refuses it.
+        let ca = data.appendingPathComponent("pushpin/ca.crt").path
+        let https = try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca,
+                                                                          "https://localhost:8443/v1/openapi.json"])
+        #expect(https.out == "200", "\(https.out) \(https.err)")
+        #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "https://localhost:8443/v1/openapi.json"]).status != 0)
         #expect(try http("GET", "/v1/menu?locale=en_US", token: try signIn("bob")).status == 200)
         #expect(try script("stop-local.sh", [data.path]).status == 0)
         #expect(try cafectl(["health", "bus", "--timeout-ms", "300"]).status == 1)
