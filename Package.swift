@@ -30,6 +30,7 @@ let package = Package(
         .executable(name: "order-service", targets: ["order-service"]),
         .executable(name: "kitchen-display", targets: ["kitchen-display"]),
         .executable(name: "notification-service", targets: ["notification-service"]),
+        .executable(name: "edge", targets: ["edge"]),
         .executable(name: "cafectl", targets: ["cafectl"]),
         .executable(name: "load-test", targets: ["load-test"]),
     ],
@@ -64,10 +65,11 @@ let package = Package(
         // The HTTP edge's pure core: the tnetstring codec, zmq-http packets, the /v1 route table and
         // its OpenAPI document, problems. No sockets, no SQL; the edge server builds on it.
         .target(name: "EdgeCore", dependencies: ["Messages", "Policy"], path: "Services/Edge/Core"),
-        // The edge's server: sockets to Pushpin and the services, sessions, and (Streams/) live
-        // order status over SSE held by Pushpin.
+        // The edge's server (sockets to Pushpin and the services, sessions, limits, and in Streams/
+        // live order status over SSE held by Pushpin) and its executable.
         .target(name: "EdgeServer", dependencies: ["EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus"],
                 path: "Services/Edge/Server"),
+        .executableTarget(name: "edge", dependencies: ["EdgeServer", "ServiceRuntime"], path: "Services/Edge/Main"),
     ]
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl", exclude: ["README.md"]),
@@ -80,7 +82,7 @@ let package = Package(
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
-                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity", "EdgeCore", "EdgeServer", "Policy"],
+                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity", "EdgeCore", "EdgeServer", "SQLite", "Policy"],
                 path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
@@ -94,9 +96,9 @@ let package = Package(
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "IdentityTests", dependencies: ["TestSupport", "Identity", "Messages", "SQLite"], path: "Tests/IdentityTests"),
-        .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
-        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
+        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
                     path: "Tests/EdgeServerTests"),
+        .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime", "Campus"], path: "Tests/LoadTestKitTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),

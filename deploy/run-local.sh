@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Starts the whole platform on this machine: the bus and the five services on loopback, each with
-# its SQLite file under a data folder, serving the demo campus. Ctrl-C stops everything.
+# its SQLite file under a data folder, serving the demo campus; then the HTTP edge and Pushpin in
+# front of it (http://127.0.0.1:8080, and https://localhost:8443 with a local test CA), with a
+# local test issuer for sign-in under DATA/issuer.
+# Ctrl-C stops everything.
 #
 #   deploy/run-local.sh [--secure] [--data DIR] [--campus FILE] [--release] [--bin DIR] [--detach]
 #
@@ -82,18 +85,40 @@ for service in beacon-ingest region-monitor order-service kitchen-display notifi
     *) start "$service" --data-dir "$data" ;;
   esac
 done
+# The HTTP edge (its sessions in $data/edge.sqlite; sign-in trusts the local test issuer), then
+# Pushpin from deploy/pushpin's templates, rendered under $data/pushpin with its ipc sockets there.
+# env --default-signal: Pushpin's condure, proxy and handler must take stop's SIGTERM even when
+# whoever started this script blocks it.
+deploy/local-issuer.sh init "$data/issuer"
+deploy/pushpin/render.sh "$data/pushpin" --http-port 8080 --https-port 8443 --zhttp tcp://127.0.0.1:7461 --publish tcp://127.0.0.1:7462 --control-port 7463
+# HTTPS on 8443 with a certificate from a local test CA (curl --cacert $data/pushpin/ca.crt).
+deploy/local-tls.sh "$data/pushpin" 8443
+start edge --data-dir "$data" --issuers "$data/issuer/issuers.json" --zhttp-endpoint tcp://127.0.0.1:7461 \
+  --grip-key-file "$data/pushpin/sig_key"
+(
+  for fd in /proc/$BASHPID/fd/*; do fd="${fd##*/}"; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
+  exec env --default-signal pushpin --config "$data/pushpin/pushpin.conf" --merge-output >>"$data/logs/pushpin.log" 2>&1
+) &
+echo $! >> "$data/pids"
 [ "$detach" -eq 1 ] || trap stop EXIT INT TERM
 
 # 30 s by the clock: a health round on a loaded machine can take longer than its sleep.
 deadline=$((SECONDS + 30))
 while [ "$SECONDS" -lt "$deadline" ]; do
-  if "$bin/cafectl" health --timeout-ms 500 ${as_operator[@]+"${as_operator[@]}"} >/dev/null 2>&1; then
+  if "$bin/cafectl" health --timeout-ms 500 ${as_operator[@]+"${as_operator[@]}"} >/dev/null 2>&1 \
+     && "$bin/cafectl" request edge health --edge tcp://127.0.0.1:7460 --timeout-ms 500 ${as_operator[@]+"${as_operator[@]}"} >/dev/null 2>&1 \
+     && { ! command -v curl >/dev/null || curl -sf -o /dev/null http://127.0.0.1:8080/v1/openapi.json; }; then
     "$bin/cafectl" health ${as_operator[@]+"${as_operator[@]}"}
     cat >&2 <<MSG
 
 Campus Café is up: bus tcp://127.0.0.1:7401 (publish) / 7402 (subscribe), beacon-ingest :7410,
 region-monitor :7420 (fixes :7425), order-service :7430, kitchen-display :7440, notification-service :7450.
 Data and logs: $data/   cafectl: $bin/cafectl   Watch everything: $bin/cafectl tail "" ${as_operator[*]:-}
+
+HTTP API: http://127.0.0.1:8080   (Pushpin → edge :7460; GET http://127.0.0.1:8080/v1/openapi.json describes it)
+  HTTPS:   https://localhost:8443  (a local test CA: curl --cacert $data/pushpin/ca.crt)
+  sign in: deploy/local-issuer.sh token $data/issuer alice n-1 gives an ID token for POST /v1/sessions
+  kiosk and kitchen tokens: $bin/cafectl tokens issue --kind kitchen --cafe caffe-macs ${as_operator[*]:-}
 MSG
     if [ "$secure" -eq 1 ]; then
       cat >&2 <<MSG

@@ -131,6 +131,8 @@ struct ClientCommands {
             try runNotify(args)
         case ("monitor", _), ("nearest", _), ("location", _):
             try runLocation(args)
+        case ("tokens", _):
+            try runTokens(args)
         default:
             throw UsageError("unknown command \"\(words.joined(separator: " "))\" (see cafectl help)")
         }

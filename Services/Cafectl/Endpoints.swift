@@ -12,6 +12,9 @@ struct Endpoints {
     static let orders = endpoint("orders", port: 7430, "order-service's request socket")
     static let kitchen = endpoint("kitchen", port: 7440, "kitchen-display's command socket")
     static let notify = endpoint("notify", port: 7450, "notification-service's request socket")
+    /// The HTTP edge's request socket (health and the token ops); not in `services`, so health
+    /// and `request` keep to the five services and the bus unless asked.
+    static let edge = endpoint("edge", port: 7460, "the HTTP edge's request socket (cafectl tokens)")
     static let busPub = endpoint("bus-pub", port: 7401, "the bus endpoint publishers connect to (its XSUB side)")
     static let busSub = endpoint("bus-sub", port: 7402, "the bus endpoint subscribers connect to (its XPUB side)")
     static let timeout = Option.count("timeout-ms", 1...600_000, default: 5_000, help: "how long a request waits for its reply, in milliseconds")
@@ -23,7 +26,7 @@ struct Endpoints {
     ]
 
     /// The flags every command takes: endpoints, the timeout, and who cafectl acts as.
-    static let flags: [CommandFlag] = (services.map(\.option) + [busPub, busSub]).map { CommandFlag($0, environment: environmentName($0)) }
+    static let flags: [CommandFlag] = (services.map(\.option) + [edge, busPub, busSub]).map { CommandFlag($0, environment: environmentName($0)) }
         + [CommandFlag(timeout)] + Identity.flags
 
     private static func endpoint(_ flag: String, port: Int, _ help: String) -> Option<String> {
@@ -50,7 +53,7 @@ struct Endpoints {
 
     /// The server principal behind `option` when its endpoint names none.
     static func defaultServer(_ option: Option<String>) -> String {
-        services.first { $0.option.name == option.name }?.name ?? "bus"
+        option.name == edge.name ? "edge" : services.first { $0.option.name == option.name }?.name ?? "bus"
     }
 
     /// A request client to the service behind `option`, secured as `identity` in deployed mode.

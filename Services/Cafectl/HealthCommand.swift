@@ -53,7 +53,9 @@ enum RawRequestCommand {
     static func run(_ args: CommandArguments, endpoints: Endpoints) throws -> Int32 {
         _ = try args.command([])
         guard (3...4).contains(args.words.count) else { throw UsageError("usage: cafectl request <service> <op> [body-json]") }
-        guard let service = Endpoints.services.first(where: { $0.option.name == args.words[1] || $0.name == args.words[1] }) else {
+        // The edge too, though health's default round keeps to the five services and the bus.
+        let known = Endpoints.services + [(name: "edge", option: Endpoints.edge)]
+        guard let service = known.first(where: { $0.option.name == args.words[1] || $0.name == args.words[1] }) else {
             throw UsageError("unknown service \(args.words[1])")
         }
         let body = args.words.count == 4 ? args.words[3] : "{}"

@@ -8,7 +8,7 @@ operator:
   cafectl publish <topic> <envelope-json>            send one raw message to the bus
   cafectl health [service...] [--live true]          ask every service (or the named ones) for health;
                                                      --live true: exit 0 if each answers, degraded or not
-  cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.option.name).joined(separator: ", "))
+  cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.option.name).joined(separator: ", ")), edge
 
 keys (deployed mode; DIR is the campus key folder every process reads):
   cafectl keys init DIR [--owner UID[:GID]]      a key for every service instance (compose's shards too) and "operator"
@@ -16,6 +16,12 @@ keys (deployed mode; DIR is the campus key folder every process reads):
                       roles: service (--service), phone (--device and --user), kiosk and kitchen (--cafe), gateway, operator, edge (the HTTP edge's own key)
   cafectl keys revoke DIR NAME                    running processes refuse NAME within a second (at once on SIGHUP)
   cafectl keys list DIR [--json]                  name, role, scope and public key; secret keys are never printed
+
+HTTP edge (operator; the edge's request socket, --edge):
+  cafectl tokens issue --kind kiosk|kitchen --cafe C [--label L] [--days 365]
+                      a kiosk's or kitchen tablet's bearer token for the HTTP API, printed once
+  cafectl tokens list [--kind user|guest|kiosk|kitchen] [--all true] [--limit 100]     sessions, newest first; never tokens
+  cafectl tokens revoke <session-id>              the token stops working at once
 
 phone / kiosk:
   cafectl phone status --device D --authorization whenInUse [--foreground true] [--ranging true] [--precise true]
@@ -65,7 +71,7 @@ location (region-monitor):
       1.5, 0.5, 0.025).
 
 endpoints (flag, else env CAFE_<NAME>_ENDPOINT, else the local default):
-  --bus tcp://127.0.0.1:7403  --ingest :7410  --region :7420  --orders :7430  --kitchen :7440  --notify :7450
+  --bus tcp://127.0.0.1:7403  --ingest :7410  --region :7420  --orders :7430  --kitchen :7440  --notify :7450  --edge :7460
   --bus-pub tcp://127.0.0.1:7401  --bus-sub tcp://127.0.0.1:7402  --timeout-ms 5000
   an endpoint may name its server's principal: --region region-monitor-s0@tcp://host:7420 (default: the service's name)
 deployed mode (CURVE; the platform runs with --security deployed --keys DIR):

@@ -28,6 +28,8 @@ public final class ServiceHost {
     /// State changes with their events, in one transaction, and best-effort events.
     public let events: EventWriter
     public let maxMessageBytes: Int
+    /// Whether this process publishes on the bus (and beats); see `CommonOptions.publishes`.
+    public let publishes: Bool
     /// Where the publisher and the consumer meet the bus, for health and the startup line.
     private let busPub: String
     private let busSub: String
@@ -39,6 +41,7 @@ public final class ServiceHost {
     /// Builds the host of `options.service` from configuration loaded with (at least) `options.specs`.
     public init(options: CommonOptions, config: Configuration, clock: any WallClock = SystemClock()) throws {
         service = options.service
+        publishes = options.publishes
         self.clock = clock
         let instance = config[options.instance]
         logger = Logger(service: service, instance: instance, minimum: Logger.Level(name: config[CommonOptions.logLevel]) ?? .info)
@@ -84,7 +87,8 @@ public final class ServiceHost {
         }
         requests.addDegradedReasons { [unowned self] in self.degradedReasons }
         requests.attach(to: reactor)
-        heartbeat.attach(to: reactor)
+        // A process that never publishes announces nothing either.
+        if options.publishes { heartbeat.attach(to: reactor) }
         publisher.attach(to: reactor, clock: clock)
         security.attach(to: reactor)
         // After a burst (a lunch rush, a replay) glibc keeps the freed heap; hand it back so a
@@ -126,7 +130,7 @@ public final class ServiceHost {
         publisher.flush()
         // Announce the epoch and stream positions at once, not a second later: a consumer learns
         // early that this publisher started over.
-        try? heartbeat.beat()
+        if publishes { try? heartbeat.beat() }
         reactor.run()
         publisher.flush()
         try? publisher.outbox.persistPublished()

@@ -17,6 +17,7 @@ struct ManualDefaultsTests {
         ("Services/LoadTest/README.md", [["load-test", "run", "--help"], ["load-test", "pacing", "--help"], ["load-test", "truth", "--help"], ["load-test", "scenario", "--help"],
                                          ["load-test", "bench", "--help"], ["order-service", "--help"]]),
         ("Services/Cafectl/README.md", [["cafectl", "help"]]),
+        ("Services/Edge/README.md", [["edge", "--help"]]),
         ("deploy/README.md", [["order-service", "--help"], ["region-monitor", "--help"], ["notification-service", "--help"]]),
     ]
 

@@ -64,7 +64,7 @@ struct ManualPortsTests {
     @Test("every port in the table is its executable's default")
     func portsAreDefaults() throws {
         let rows = try Self.rows()
-        #expect(Set(rows.map(\.process)) == Set(Platform.services + ["bus"]), "the table's processes: \(rows.map(\.process))")
+        #expect(Set(rows.map(\.process)) == Set(Platform.services + ["bus", "edge"]), "the table's processes: \(rows.map(\.process))")
         for row in rows {
             let port = try Self.defaultPort(row.process, row.option)
             #expect(port == row.port, "deploy/README.md: \(row.process) \(row.port) (--\(row.option)); its --help: \(port.map(String.init) ?? "no such default")")
@@ -82,5 +82,12 @@ struct ManualPortsTests {
             #expect(try Self.defaultPort(service, "bus-sub") == xpub, "\(service) --bus-sub")
         }
         #expect(try Self.defaultPort("beacon-ingest", "fix-endpoints") == fixes, "beacon-ingest --fix-endpoints")
+        // The edge forwards to each service's request socket on the table's port.
+        let options = ["beacon-ingest": "ingest-endpoints", "region-monitor": "region-endpoints", "order-service": "orders-endpoint",
+                       "kitchen-display": "kitchen-endpoint", "notification-service": "notify-endpoint"]
+        for (service, option) in options {
+            let port = try #require(rows.first { $0.process == service && $0.option == "listen" }).port
+            #expect(try Self.defaultPort("edge", option) == port, "edge --\(option)")
+        }
     }
 }

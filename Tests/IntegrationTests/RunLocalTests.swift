@@ -24,6 +24,26 @@ struct RunLocalTests {
         try runCommand(bin.appendingPathComponent("cafectl"), arguments + ["--timeout-ms", "2000"], environment: environmentWithoutCafeVariables())
     }
 
+    /// curl against run-local's Pushpin: the status and the body.
+    func http(_ method: String, _ path: String, token: String? = nil, json: String? = nil) throws -> (status: Int, body: String) {
+        var args = ["-s", "-o", "-", "-w", "\n%{http_code}", "-X", method, "http://127.0.0.1:8080" + path]
+        if let token { args += ["-H", "Authorization: Bearer \(token)"] }
+        if let json { args += ["-H", "Content-Type: application/json", "--data-binary", json] }
+        let result = try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), args)
+        let lines = result.out.components(separatedBy: "\n")
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+
+    /// Signs in through the HTTP API with an ID token from run-local's test issuer; the bearer token.
+    func signIn(_ subject: String) throws -> String {
+        let idToken = try script("local-issuer.sh", ["token", data.appendingPathComponent("issuer").path, subject, "n-1"]).out
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let reply = try http("POST", "/v1/sessions", json: #"{"idToken":"\#(idToken)","nonce":"n-1","deviceId":"phone-1"}"#)
+        #expect(reply.status == 200, "\(reply.body)")
+        let object = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any]
+        return try #require(object?["token"] as? String)
+    }
+
     /// Stops whatever the script left running, pass or fail.
     func cleanUp() {
         _ = try? script("stop-local.sh", [data.path])
@@ -58,6 +78,10 @@ struct RunLocalTests {
         #expect(try cafectl(["windows", "--cafe", "caffe-macs", "--keys", keys.path, "--as", "kiosk-macs"]).status == 0)
         let refused = try cafectl(["kds", "tickets", "--keys", keys.path, "--as", "phone-alice"])
         #expect(refused.status == 1 && refused.err.contains("auth.forbidden"), "\(refused.err)")
+        // The HTTP API through Pushpin and the edge (its own key): sign in with the test issuer, read the menu.
+        #expect(started.err.contains("HTTP API: http://127.0.0.1:8080"), "\(started.err)")
+        let bearer = try signIn("alice")
+        #expect(try http("GET", "/v1/menu?locale=en_US", token: bearer).status == 200)
 
         // Stopped, and started again: the keys are kept, not made anew.
         #expect(try script("stop-local.sh", [data.path]).status == 0)
@@ -71,6 +95,27 @@ struct RunLocalTests {
         #expect(try cafectl(["health"] + operatorFlags).status == 0)
     }
 
+    @Test("deploy/README.md's walk over HTTP, run as written against run-local.sh --secure, ends with the order's ready notification")
+    func httpWalk() throws {
+        defer { cleanUp() }
+        let manual = try String(contentsOf: DeployFiles.deployFolder.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(manual.range(of: "### Walking it over HTTP"), "deploy/README.md has no HTTP walk")
+        let open = try #require(manual.range(of: "```sh\n", range: section.upperBound..<manual.endIndex))
+        let close = try #require(manual.range(of: "\n```", range: open.upperBound..<manual.endIndex))
+        // As written, but in this test's data folder and with the executables already built.
+        let block = String(manual[open.upperBound..<close.lowerBound])
+            .replacingOccurrences(of: "deploy/run-local.sh --secure --detach", with: "deploy/run-local.sh --secure --detach --data \(data.path) --bin \(bin.path) 2>/dev/null")
+            .replacingOccurrences(of: " data/", with: " \(data.path)/")
+            .replacingOccurrences(of: "$(swift build --show-bin-path)", with: bin.path)
+        let script = data.deletingLastPathComponent().appendingPathComponent("walk-\(UUID().uuidString.prefix(8)).sh")
+        try ("set -euo pipefail\ncd \(DeployFiles.deployFolder.deletingLastPathComponent().path)\n" + block).write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let walked = try runCommand(URL(fileURLWithPath: "/bin/bash"), [script.path], environment: environmentWithoutCafeVariables(), timeout: 120)
+        #expect(walked.status == 0, "\(walked.out) \(walked.err)")
+        #expect(walked.out.contains(#""rule":"nearestBeacon""#), "\(walked.out)")
+        #expect(walked.out.hasSuffix(#""title":"Your order is ready""# + "\n"), "\(walked.out)")
+    }
+
     @Test("plain run-local.sh runs as before: no keys, health answers any local client")
     func plain() throws {
         defer { cleanUp() }
@@ -81,6 +126,14 @@ struct RunLocalTests {
                 "\(health.out)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("keys").path))
         #expect(!started.err.contains("--keys"))
+        #expect(try http("GET", "/v1/openapi.json").status == 200)
+        // HTTPS on 8443 with the local test CA's certificate; a client that does not trust the CA refuses it.
+        let ca = data.appendingPathComponent("pushpin/ca.crt").path
+        let https = try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca,
+                                                                          "https://localhost:8443/v1/openapi.json"])
+        #expect(https.out == "200", "\(https.out) \(https.err)")
+        #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "https://localhost:8443/v1/openapi.json"]).status != 0)
+        #expect(try http("GET", "/v1/menu?locale=en_US", token: try signIn("bob")).status == 200)
         #expect(try script("stop-local.sh", [data.path]).status == 0)
         #expect(try cafectl(["health", "bus", "--timeout-ms", "300"]).status == 1)
     }

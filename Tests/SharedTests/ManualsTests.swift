@@ -149,7 +149,7 @@ struct ManualsTests {
         for row in MarkdownText.tableRows(in: operations) where row.count == 4 {
             guard let op = MarkdownText.codeSpans(in: row[0]).first else { continue }
             let answeredBy: [String] = switch row[1] {
-            case "every service and the bus": services + ["bus"]
+            case "every service, the edge and the bus": services + ["edge", "bus"]
             case "every publisher of durable streams": services
             default: row[1].components(separatedBy: ", ")
             }

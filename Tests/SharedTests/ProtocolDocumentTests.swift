@@ -76,6 +76,9 @@ struct ProtocolDocumentTests {
         Op.reminderCancel: contract(CancelReminder.self, RegionReminder.self),
         Op.menuAvailabilitySet: contract(MenuAvailabilityRequest.self, MenuAvailability.self),
         Op.catalogReload: contract(CatalogReloadRequest.self, CatalogReloadReply.self),
+        Op.tokenIssue: contract(TokenIssueRequest.self, TokenIssued.self),
+        Op.tokenList: contract(TokenListRequest.self, TokenList.self),
+        Op.tokenRevoke: contract(TokenRevokeRequest.self, TokenSession.self),
     ]
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)

@@ -56,6 +56,8 @@ public struct EdgeRouter: Sendable {
         guard route.op != nil else {
             // Session actions and the document take the body as it is; the identity part reads it.
             if case .none = route.body, !body.isEmpty { throw Problem(.malformed, "\(route.name) takes no body") }
+            // Held to the same rules as an op's body (one JSON object, labelled, bounded depth, no repeats).
+            if case .object = route.body { _ = try RequestBody.jsonObject(route: route, headers: headers, body: body) }
             return EdgeCall(route: route, body: body, pathParameters: path)
         }
         return EdgeCall(route: route, body: try RequestBody.build(route: route, members: members, headers: headers, body: body), pathParameters: path)

@@ -5,12 +5,17 @@ import Messages
 /// HTTP answer a reply frame becomes. The op body and the reply body pass through as bytes, so the
 /// client reads exactly what the service wrote (numbers, escapes, members this build does not know).
 public enum ServiceExchange {
-    /// `{"op": …, "id": …, "body": …}`: an `EdgeCall`'s op and body, with the edge's correlation id.
-    public static func requestFrame(op: String, id: String, body: [UInt8]) -> Data {
+    /// `{"op": …, "id": …, "onBehalfOf": …, "body": …}`: an `EdgeCall`'s op and body, with the
+    /// edge's correlation id and the principal its session authenticated (left out when nil).
+    public static func requestFrame(op: String, id: String, onBehalfOf principal: OnBehalfOf? = nil, body: [UInt8]) -> Data {
         var out: [UInt8] = Array(#"{"op":"#.utf8)
         JSONText.appendQuoted(op, to: &out)
         out.append(contentsOf: Array(#","id":"#.utf8))
         JSONText.appendQuoted(id, to: &out)
+        if let principal {
+            out.append(contentsOf: Array(#","onBehalfOf":"#.utf8))
+            out.append(contentsOf: [UInt8](Wire.encode(principal)))
+        }
         out.append(contentsOf: Array(#","body":"#.utf8))
         out.append(contentsOf: body)
         out.append(UInt8(ascii: "}"))

@@ -120,4 +120,7 @@ public enum Op {
     public static let kdsCounts = "kds.counts"
     public static let menuAvailabilitySet = "menu.availability.set"
     public static let catalogReload = "catalog.reload"
+    public static let tokenIssue = "token.issue"
+    public static let tokenList = "token.list"
+    public static let tokenRevoke = "token.revoke"
 }

@@ -62,6 +62,10 @@ public enum OpAccess {
         Op.reminderSet: Rule(roles: [.phone], scope: "its own device"),
         Op.reminderList: Rule(roles: [.phone, .operator], scope: "phone: its own device"),
         Op.reminderCancel: Rule(roles: [.phone], scope: "its own device"),
+
+        Op.tokenIssue: Rule(roles: [.operator], scope: "the edge's kiosk and kitchen tokens"),
+        Op.tokenList: Rule(roles: [.operator], scope: "the edge's sessions"),
+        Op.tokenRevoke: Rule(roles: [.operator], scope: "the edge's sessions"),
     ]
 
     /// Roles that act within a scope (a device, a café): an op open to one of them needs a handler

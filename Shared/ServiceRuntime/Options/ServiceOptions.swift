@@ -10,6 +10,9 @@ public struct CommonOptions: Sendable {
     public let listen: Option<String>
     /// The instance name: the envelope source and the SQLite file name.
     public let instance: Option<String>
+    /// Whether the process publishes on the bus (and so announces itself with heartbeats). The
+    /// HTTP edge does not: its key may not publish, and a heartbeat would only be refused.
+    public let publishes: Bool
 
     public static let advertise = Option<String>("advertise", .string, default: "",
                                                  help: "the request endpoint other processes should dial (default: --listen, with * or 0.0.0.0 read as 127.0.0.1)")
@@ -25,9 +28,11 @@ public struct CommonOptions: Sendable {
     public static let maxMessageBytes = Option.count("max-message-bytes", 1_024...64 * 1_024 * 1_024, default: Wire.defaultMaxFrameBytes,
                                                      help: "frames larger than this are refused")
 
-    /// The common options of `service`, whose request port is `listenPort` unless `--listen` says otherwise.
-    public init(service: String, listenPort: Int) {
+    /// The common options of `service`, whose request port is `listenPort` unless `--listen` says
+    /// otherwise; `publishes` false for a process that never publishes on the bus.
+    public init(service: String, listenPort: Int, publishes: Bool = true) {
         self.service = service
+        self.publishes = publishes
         listen = Option("listen", .endpoint, default: "tcp://127.0.0.1:\(listenPort)", help: "where this service answers requests (health, replay and its own ops)")
         instance = Option("instance", .token, default: service, help: "instance name: the envelope source and the SQLite file name")
     }

@@ -1,0 +1,26 @@
+import EdgeServer
+import Foundation
+import Messages
+import Testing
+
+/// Pushpin's Grip-Sig as Pushpin 1.36 wrote it (the captured request in EdgeCoreTests' fixtures,
+/// with the default sig_key "changeme").
+@Suite("Grip-Sig: Pushpin's HS256 signature on what it forwards")
+struct GripSignatureTests {
+    static let captured = "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJleHAiOjE3OTU3MDU0OTQsImlzcyI6InB1c2hwaW4ifQ.lpFze1LrMuFwZ-jXeW5E2lSdOLxuQ7F9O5raYodBSGY"
+    static let beforeExpiry = Timestamp(milliseconds: 1_795_705_400_000)
+
+    @Test("Pushpin's own signature verifies under its key until it expires; another key, a change or junk does not")
+    func captured() {
+        let grip = GripSignature(key: Array("changeme".utf8))
+        #expect(grip.verifies(Self.captured, now: Self.beforeExpiry))
+        #expect(!grip.verifies(Self.captured, now: Timestamp(milliseconds: 1_795_705_494_000)))
+        #expect(!GripSignature(key: Array("another".utf8)).verifies(Self.captured, now: Self.beforeExpiry))
+        var changed = Array(Self.captured.utf8)
+        changed[40] = changed[40] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(!grip.verifies(String(decoding: changed, as: UTF8.self), now: Self.beforeExpiry))
+        for junk in ["", "a.b", "a.b.c", "..", String(repeating: "a", count: 2_000), Self.captured + "="] {
+            #expect(!grip.verifies(junk, now: Self.beforeExpiry))
+        }
+    }
+}
