@@ -113,6 +113,7 @@ struct RunLocalTests {
         let walked = try runCommand(URL(fileURLWithPath: "/bin/bash"), [script.path], environment: environmentWithoutCafeVariables(), timeout: 120)
         #expect(walked.status == 0, "\(walked.out) \(walked.err)")
         #expect(walked.out.contains(#""rule":"nearestBeacon""#), "\(walked.out)")
+        #expect(walked.out.contains("event: order.ready\n"), "the order's SSE stream said ready: \(walked.out)")
         #expect(walked.out.hasSuffix(#""title":"Your order is ready""# + "\n"), "\(walked.out)")
     }
 
