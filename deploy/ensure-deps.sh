@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Installs the system libraries the package links (libzmq, SQLite, OpenSSL's libcrypto) when
-# pkg-config cannot find them.
+# Installs the system libraries the package links (libzmq, SQLite, OpenSSL's libcrypto, libcurl
+# for notification-service's APNs sender) when pkg-config cannot find them, and python3-h2 for
+# the tests' local APNs peer (Tests/Peers/apns_peer.py runs under /usr/bin/python3).
 set -euo pipefail
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libzmq 2>/dev/null || need+=(libzmq3-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
+pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
+/usr/bin/python3 -c 'import h2, cryptography' >/dev/null 2>&1 || need+=(python3-h2 python3-cryptography)
 if [ ${#need[@]} -gt 0 ]; then
-  # pkg-config missing means we cannot tell what is installed: ask for all four.
-  [[ " ${need[*]} " == *" pkg-config "* ]] && need=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev)
+  # pkg-config missing means we cannot tell what is installed: ask for all of them.
+  [[ " ${need[*]} " == *" pkg-config "* ]] && need=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev python3-h2 python3-cryptography)
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "installing ${need[*]}" >&2
