@@ -65,6 +65,8 @@ struct APNsDeliveryTests {
         try rig.await("push.delivered", "1", timeout: 30)
         let seen = rig.peer.seen(token: token)
         #expect(seen.map(\.status) == [500, 503, 0, 0, 200], "\(seen.map { "\($0.status) \($0.reason ?? "")" })")
+        // Each attempt its own stream; the dropped connection made the last one open a second.
+        #expect(Set(seen.map(\.connection)).count == 2)
         #expect(Set(seen.compactMap(\.apnsId)).count == 1 && seen.allSatisfy { $0.headers["apns-collapse-id"] == "ord-retry-1" })
         #expect(try rig.health()["push.retried"] == "4")
     }
@@ -107,15 +109,8 @@ struct APNsDeliveryTests {
 
     @Test("403 holds pushes and turns health degraded (push.credentials) until SIGHUP re-reads a good key file")
     func credentials() throws {
-        let rig = try APNsRig()
+        let rig = try APNsRig(wrongKey: true)
         defer { rig.stop() }
-        // Replace the key with one the peer does not know, and have the service read it.
-        let good = try Data(contentsOf: URL(fileURLWithPath: rig.peer.keyFile))
-        let wrong = rig.peer.folder.appendingPathComponent("wrong.p8").path
-        _ = try runCommand(URL(fileURLWithPath: "/usr/bin/openssl"), ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", wrong])
-        try Data(contentsOf: URL(fileURLWithPath: wrong)).write(to: URL(fileURLWithPath: rig.peer.keyFile))
-        let pid = try #require(rig.platform.process("notification-service")).processIdentifier
-        kill(pid, SIGHUP)
         let token = APNsPeer.token(7)
         try rig.register("phone-key", token: token)
         try rig.ready("ord-key-1", device: "phone-key")
@@ -126,10 +121,14 @@ struct APNsDeliveryTests {
         }
         #expect(degraded.details["reasons"]?.contains("push.credentials") == true && degraded.details["push.pending"] == "1")
         try rig.ready("ord-key-2", device: "phone-key")
-        try good.write(to: URL(fileURLWithPath: rig.peer.keyFile))
-        kill(pid, SIGHUP)
+        // Held: nothing more goes to APNs while the key is refused.
+        try rig.await("push.pending", "2")
+        #expect(rig.peer.seen(token: token).count == 1)
+        // The operator puts the right key in place and sends SIGHUP.
+        try Data(contentsOf: URL(fileURLWithPath: rig.peer.keyFile)).write(to: URL(fileURLWithPath: rig.wrongKeyFile))
+        kill(try #require(rig.platform.process("notification-service")).processIdentifier, SIGHUP)
         try rig.await("push.delivered", "2")
         #expect(try rig.status().status == "ok")
-        #expect(rig.peer.seen(token: token).filter { $0.status == 403 }.count >= 1)
+        #expect(rig.peer.seen(token: token).map(\.status) == [403, 200, 200])
     }
 }

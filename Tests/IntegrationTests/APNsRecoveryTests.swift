@@ -19,6 +19,8 @@ struct APNsRecoveryTests {
         for index in 0..<count { try rig.ready("ord-burst-\(index)", device: "phone-burst") }
         _ = try eventually("a part of the burst accepted") { rig.peer.seen(token: token).filter { $0.status == 200 }.count >= 20 ? true : nil }
         rig.platform.kill9("notification-service")
+        let beforeKill = rig.peer.seen(token: token).filter { $0.status == 200 }.count
+        #expect(beforeKill < count, "the kill came in the middle of the burst")
         try rig.platform.start("notification-service")
         rig.notify.reset()
         try rig.await("push.delivered", "\(count)", timeout: 60)

@@ -16,21 +16,31 @@ final class APNsRig {
     let now = Timestamp(Date())
 
     /// `extra`: flags after the peer's (a later flag wins).
-    init(extra: [String] = [], keyFile: String? = nil) throws {
+    /// `wrongKey`: the service starts with a signing key the peer does not know (`wrongKeyFile`).
+    init(extra: [String] = [], wrongKey: Bool = false) throws {
         platform = try Platform()
         peer = try APNsPeer(in: platform.root.appendingPathComponent("apns"))
-        platform.extraArguments["notification-service"] = peer.serviceArguments + extra
+        var flags = peer.serviceArguments + ["--apns-retry-base-seconds", "0.05"]
+        if wrongKey {
+            let wrong = peer.folder.appendingPathComponent("wrong.p8").path
+            _ = try runCommand(URL(fileURLWithPath: "/usr/bin/openssl"), ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", wrong])
+            flags += ["--apns-key-file", wrong]
+        }
+        platform.extraArguments["notification-service"] = flags + extra
         try platform.start(busAnd: ["notification-service"])
         context = try Context()
         notify = RequestClient(context: context, endpoint: platform.endpoint("notification-service"), timeoutMilliseconds: 3_000)
         publisher = try platform.busPublisher(context)
         // Until the bus has passed notification-service's subscription up to this publisher, what
-        // it sends is dropped: send an event that notifies nobody until it is applied.
+        // it sends is dropped: send seq 1 (an event that notifies nobody) until it is applied.
         _ = try eventually("the publisher's first order event applied") {
+            seq = 1
             try publish(order("ord-warm-up", device: "nobody", state: .placed), type: .orderPlaced, state: "placed")
-            return try health()["cursor.order-service-player/order"] != nil ? true : nil
+            return try health()["cursor.order-service-player/order"] == "1" ? true : nil
         }
     }
+
+    var wrongKeyFile: String { peer.folder.appendingPathComponent("wrong.p8").path }
 
     func stop() {
         notify.close()
@@ -62,7 +72,7 @@ final class APNsRig {
     }
 
     private func publish(_ snapshot: OrderSnapshot, type: EventType, state: String) throws {
-        let envelope = Envelope(type: type, id: "evt-\(snapshot.orderId)-\(state)-\(seq)", source: "order-service-player", stream: "order", seq: seq, time: now,
+        let envelope = Envelope(type: type, id: "evt-\(snapshot.orderId)-\(state)", source: "order-service-player", stream: "order", seq: seq, time: now,
                                 body: .order(OrderEvent(order: snapshot, previous: nil, reason: nil, at: now)))
         try publisher.send(multipart: [Data(Topic.order(state: state, cafe: snapshot.cafeId).utf8), Wire.encode(envelope)])
         seq += 1

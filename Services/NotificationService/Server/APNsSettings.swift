@@ -1,4 +1,5 @@
 import Messages
+import NotifyCore
 import ServiceRuntime
 
 /// notification-service's APNs options: the team's signing key (a `.p8` file, its key id and the
@@ -14,6 +15,7 @@ public struct APNsSettings: Sendable, Equatable {
     public var caFile: String?
     public var timeoutSeconds = Self.timeoutOption.defaultValue
     public var maxInFlight = Self.inFlightOption.defaultValue
+    public var retryBaseSeconds = Self.retryBaseOption.defaultValue
 
     public init() {}
 
@@ -34,9 +36,12 @@ public struct APNsSettings: Sendable, Equatable {
     public static let inFlightOption = Option.count("apns-max-in-flight", 1...1_000, default: 100,
                                                     help: "pushes sent to APNs at once (HTTP/2 streams over one connection)")
 
+    public static let retryBaseOption = Option.seconds("apns-retry-base-seconds", OptionSpec.Bounds(lower: 0.01, upper: 60), default: PushRetryPolicy.baseSeconds,
+                                                       help: "the first retry's delay after a 5xx, GOAWAY, reset or timeout; each next one doubles (at most 300 s), scaled by a random 0.5–1")
+
     public static var specs: [OptionSpec] {
         [keyFileOption.spec, keyIDOption.spec, teamIDOption.spec, productionOption.spec, sandboxOption.spec, caFileOption.spec, timeoutOption.spec,
-         inFlightOption.spec]
+         inFlightOption.spec, retryBaseOption.spec]
     }
 
     public init(_ config: Configuration) {
@@ -48,6 +53,7 @@ public struct APNsSettings: Sendable, Equatable {
         caFile = config[Self.caFileOption]
         timeoutSeconds = config[Self.timeoutOption]
         maxInFlight = config[Self.inFlightOption]
+        retryBaseSeconds = config[Self.retryBaseOption]
     }
 
     /// The base URL for a device's environment.

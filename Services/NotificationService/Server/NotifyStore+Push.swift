@@ -13,10 +13,14 @@ struct DuePush {
 /// The APNs side of a notification's row: its push's state, attempts, next try and APNs' last
 /// answer. Every write here runs inside the caller's transaction, beside the state it goes with.
 extension NotifyStore {
-    /// Starts a notification's push: pending from `at`, tried until `expiresAt`.
+    /// Starts a notification's push: pending from `at` (or later, while APNs has its device
+    /// throttled), tried until `expiresAt`.
     func startPush(_ notificationId: String, at: Timestamp, expiresAt: Timestamp) throws {
-        try db.run("UPDATE notifications SET push_state = 'pending', push_next_ms = ?, push_expires_ms = ?, push_updated_ms = ? WHERE notification_id = ?",
-                   at.milliseconds, expiresAt.milliseconds, at.milliseconds, notificationId)
+        try db.run("""
+            UPDATE notifications SET push_state = 'pending', push_expires_ms = ?, push_updated_ms = ?,
+                push_next_ms = max(?, COALESCE((SELECT apns_throttled_until_ms FROM devices WHERE devices.device_id = notifications.device_id), 0))
+            WHERE notification_id = ?
+            """, expiresAt.milliseconds, at.milliseconds, at.milliseconds, notificationId)
     }
 
     /// Pending pushes due at `now`, oldest first, leaving out `excluding` (those in flight).
@@ -59,9 +63,10 @@ extension NotifyStore {
         try db.run("UPDATE devices SET apns_retired_ms = ? WHERE device_id = ? AND launched_ms <= ?", since.milliseconds, deviceId, since.milliseconds)
     }
 
-    /// Holds every pending push of the device until `until` at least (APNs throttled it).
+    /// Holds every push of the device, pending or made later, until `until` at least (APNs throttled it).
     func deferPushes(deviceId: String, until: Timestamp) throws {
         try db.run("UPDATE notifications SET push_next_ms = max(push_next_ms, ?) WHERE device_id = ? AND push_state = 'pending'", until.milliseconds, deviceId)
+        try db.run("UPDATE devices SET apns_throttled_until_ms = ? WHERE device_id = ?", until.milliseconds, deviceId)
     }
 
     /// Push counts for health: attempts made and retried, and pushes per state.

@@ -86,13 +86,14 @@ extension NotifyStore {
             CREATE INDEX region_reminders_ended ON region_reminders (ended_ms);
             """),
         // The apns channel (issue 27): a device's APNs destination and when APNs retired its
-        // token; each notification sent to APNs carries its push's state, attempts, next try
+        // token or throttled it (429); each notification sent to APNs carries its push's state, attempts, next try
         // and last answer in its own row, written in one transaction with what caused it.
         Migration(4, """
             ALTER TABLE devices ADD COLUMN apns_token TEXT;
             ALTER TABLE devices ADD COLUMN apns_environment TEXT;
             ALTER TABLE devices ADD COLUMN apns_topic TEXT;
             ALTER TABLE devices ADD COLUMN apns_retired_ms INTEGER;
+            ALTER TABLE devices ADD COLUMN apns_throttled_until_ms INTEGER;
             ALTER TABLE notifications ADD COLUMN push_state TEXT;
             ALTER TABLE notifications ADD COLUMN push_attempts INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE notifications ADD COLUMN push_next_ms INTEGER;

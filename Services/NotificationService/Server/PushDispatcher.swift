@@ -104,7 +104,7 @@ final class PushDispatcher {
         let outcome = response.failure.map { APNsOutcome.transient(reason: $0) } ?? APNsOutcome.classify(status: response.status, body: response.body)
         guard let stored = try store.registration(push.deviceId), let expiresMs = try store.pushExpiry(push.notificationId) else { return }
         let decision = PushRetryPolicy.decide(outcome, attempts: attempt, expiresAt: Timestamp(milliseconds: expiresMs), registeredAt: stored.launchedAt,
-                                              now: now, jitter: jitter())
+                                              now: now, jitter: jitter(), base: settings.retryBaseSeconds)
         let status = response.status == 0 ? nil : response.status
         let reason = Self.reason(outcome)
         var fields: [String: String] = ["notification.id": push.notificationId, "device.id": push.deviceId, "apns.id": push.apnsId,

@@ -93,15 +93,15 @@ public enum PushRetryPolicy {
     /// The delay before attempt `attempts + 1`: base × 2^(attempts − 1), at most `maxSeconds`,
     /// then scaled by a factor in [0.5, 1) from `jitter` (in [0, 1)), so pushes failed together
     /// do not all come back together.
-    public static func delay(attempts: Int, jitter: Double, minimum: Double = 0) -> Double {
-        let exponential = min(maxSeconds, baseSeconds * pow(2, Double(max(0, min(attempts - 1, 20)))))
+    public static func delay(attempts: Int, jitter: Double, minimum: Double = 0, base: Double = baseSeconds) -> Double {
+        let exponential = min(maxSeconds, base * pow(2, Double(max(0, min(attempts - 1, 20)))))
         return max(minimum, exponential * (0.5 + 0.5 * min(max(jitter, 0), 0.999_999)))
     }
 
     /// What `outcome` does to a push tried `attempts` times (this one included), given when its
-    /// notification expires and when the device last registered.
+    /// notification expires and when the device last registered; `base` is the first retry's delay.
     public static func decide(_ outcome: APNsOutcome, attempts: Int, expiresAt: Timestamp, registeredAt: Timestamp, now: Timestamp,
-                              jitter: Double) -> PushDecision {
+                              jitter: Double, base: Double = baseSeconds) -> PushDecision {
         func again(_ seconds: Double) -> Timestamp? {
             let at = now.adding(seconds: seconds)
             return at < expiresAt ? at : nil
@@ -110,7 +110,7 @@ public enum PushRetryPolicy {
         case .accepted: return .delivered
         case .unregistered(let since):
             // A registration after APNs learned the token was dead is a new, live token.
-            if let since, registeredAt > since { return again(delay(attempts: attempts, jitter: jitter)).map { .retry(at: $0) } ?? .expired }
+            if let since, registeredAt > since { return again(delay(attempts: attempts, jitter: jitter, base: base)).map { .retry(at: $0) } ?? .expired }
             return .retire(since: since ?? now)
         case .credentials: return .hold
         case .tokenExpired: return again(0).map { .retry(at: $0) } ?? .expired
@@ -119,7 +119,7 @@ public enum PushRetryPolicy {
         case .throttled:
             return again(delay(attempts: attempts, jitter: jitter, minimum: throttleSeconds)).map { .backOffDevice(until: $0) } ?? .expired
         case .transient:
-            return again(delay(attempts: attempts, jitter: jitter)).map { .retry(at: $0) } ?? .expired
+            return again(delay(attempts: attempts, jitter: jitter, base: base)).map { .retry(at: $0) } ?? .expired
         }
     }
 }
