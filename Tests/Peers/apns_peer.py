@@ -15,7 +15,7 @@ Each request to a token takes the next action of its list (then 200s). "stall" n
 the stream, "drop" closes the connection, "goaway_after" sends GOAWAY after N requests on a
 connection and closes it; "delay_ms" holds every answer that long.
 
-Every request is recorded as one JSON line in --record (status, reason, connection, headers
+Every request is recorded as one JSON line in --record (status, reason, connection, time, headers
 less the token, the token's kid and iat, and the payload), so tests assert on what it saw.
 Usage: apns_peer.py --cert C --key K --port-file F --record R --faults J --topics a,b KID=pub.pem ...
 """
@@ -158,7 +158,7 @@ def handle(conn, sock, stream, headers, body, number, args):
     """Answers one request; False when the connection is to be dropped."""
     refused = check(headers, body, args)
     token = (PATH.match(headers.get(":path", "")) or [None, None])[1]
-    entry = {"connection": number, "stream": stream, "token": token,
+    entry = {"connection": number, "stream": stream, "token": token, "t": time.time(),
              "headers": {k: v for k, v in headers.items() if k != "authorization"}}
     try:
         entry["payload"] = json.loads(body)
