@@ -78,7 +78,7 @@ let package = Package(
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
-                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity", "EdgeCore", "Policy"],
+                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "NotifyCore", "Identity", "EdgeCore", "Policy"],
                 path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
