@@ -62,21 +62,13 @@ final class PushDispatcher {
         let room = settings.maxInFlight - inFlight.count
         guard room > 0 else { return }
         let due = try store.duePushes(now: now, limit: room, excluding: Set(inFlight.keys))
-        guard !due.isEmpty else {
-            held = false
-            return
-        }
-        guard let bearer = credentials.bearer(now: now) else {
-            held = true
-            return
-        }
-        held = false
-        var requests: [HTTP2Request] = []
+        var sendable: [(DuePush, APNsDestination)] = []
         for item in due {
             let note = item.notification
             let registration = try store.registration(note.deviceId)
-            // The grant and the token are checked at every attempt: an App Clip's 8 hours may end
-            // while a push waits, and a device may have registered another channel since.
+            // The expiry, the grant and the token are checked at every attempt, key or no key: an
+            // App Clip's 8 hours may end while a push waits, and a device may have registered
+            // another channel since.
             if now >= item.expiresAt {
                 try events.write { try store.recordPush(note.notificationId, state: .expired, attempts: item.attempts, nextAt: nil, status: nil, reason: "expired", at: now) }
                 continue
@@ -90,9 +82,22 @@ final class PushDispatcher {
                 try events.write { try store.recordPush(note.notificationId, state: state, attempts: item.attempts, nextAt: nil, status: nil, reason: refusal, at: now) }
                 continue
             }
-            let push = APNsPush(note, destination: destination)
-            inFlight[note.notificationId] = (push, item.attempts + 1)
-            requests.append(HTTP2Request(key: note.notificationId, url: settings.baseURL(destination.environment) + push.path,
+            sendable.append((item, destination))
+        }
+        guard !sendable.isEmpty else {
+            held = false
+            return
+        }
+        guard let bearer = credentials.bearer(now: now) else {
+            held = true
+            return
+        }
+        held = false
+        var requests: [HTTP2Request] = []
+        for (item, destination) in sendable {
+            let push = APNsPush(item.notification, destination: destination)
+            inFlight[push.notificationId] = (push, item.attempts + 1)
+            requests.append(HTTP2Request(key: push.notificationId, url: settings.baseURL(destination.environment) + push.path,
                                          headers: push.headers(bearer: bearer), body: push.payload))
         }
         client.submit(requests)
