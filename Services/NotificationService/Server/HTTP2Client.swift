@@ -69,8 +69,11 @@ final class HTTP2Client: @unchecked Sendable {
 
     /// `caFile`: a CA bundle to trust instead of the system's (tests); `timeoutSeconds`: the
     /// longest one request may take, connecting included; `maxConnections`: per host.
+    /// libcurl's one-time set-up, once per process however many clients are made.
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
     init(caFile: String?, timeoutSeconds: Double, maxConnections: Int = 1) {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        _ = Self.initialized
         self.caFile = caFile
         self.timeoutMilliseconds = Int(timeoutSeconds * 1_000)
         multi = curl_multi_init()
