@@ -135,3 +135,59 @@ struct APNsDestinationTests {
         #expect(DeliveryPolicy.refusal(retired, now: created) == UndeliverableReason.tokenUnregistered)
     }
 }
+
+@Suite("APNs: Live Activity updates")
+struct LiveActivityUpdateTests {
+    static let start = created.adding(seconds: 900)
+
+    func order(_ state: OrderState, paced: Bool? = nil, arrival: Timestamp? = nil) -> OrderSnapshot {
+        OrderSnapshot(orderId: "ord-1", cafeId: "caffe-macs", cafeName: "Caffè Macs", timeZone: "America/Los_Angeles", currency: "USD", channel: .app, userId: nil,
+                      deviceId: "phone-1", state: state, lines: [], total: 0, pickupStart: Self.start, pickupEnd: Self.start.adding(seconds: 900), placedAt: created,
+                      customerHere: false, paced: paced, expectedArrivalAt: arrival)
+    }
+
+    @Test("phases: a paced accepted order waits to fire; an unpaced one is just placed; pickup, cancel and no-show end it")
+    func phases() {
+        #expect(LiveActivityUpdate.phase(order(.accepted)) == .waitingToFire && LiveActivityUpdate.phase(order(.accepted, paced: false)) == .placed)
+        for state in [OrderState.pickedUp, .cancelled, .noShow] {
+            let update = LiveActivityUpdate(order(state), now: created, previous: nil)
+            #expect(update.isEnd && update.dismissalAt == created.adding(seconds: LiveActivityUpdate.dismissalSeconds) && update.priority == 10)
+        }
+        #expect(!LiveActivityUpdate(order(.preparing), now: created, previous: nil).isEnd)
+    }
+
+    @Test("timestamps strictly increase, even two updates in one second or with the clock behind; the target is the expected arrival of a paced order")
+    func timestampsAndTarget() throws {
+        let seconds = created.milliseconds / 1_000
+        #expect(LiveActivityUpdate(order(.placed), now: created, previous: nil).timestamp == seconds)
+        #expect(LiveActivityUpdate(order(.placed), now: created, previous: seconds).timestamp == seconds + 1)
+        #expect(LiveActivityUpdate(order(.placed), now: created, previous: seconds + 50).timestamp == seconds + 51)
+        let arrival = created.adding(seconds: 300)
+        #expect(LiveActivityUpdate(order(.preparing, arrival: arrival), now: created, previous: nil).targetReadyAt == arrival)
+        #expect(LiveActivityUpdate(order(.preparing, paced: false, arrival: arrival), now: created, previous: nil).targetReadyAt == Self.start)
+        let update = LiveActivityUpdate(order(.ready, arrival: arrival), now: created, previous: nil)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(update.payload)) as? [String: Any])
+        let aps = try #require(json["aps"] as? [String: Any])
+        #expect(aps["event"] as? String == "update" && aps["timestamp"] as? Int == Int(seconds))
+        #expect((aps["content-state"] as? [String: Any])?["phase"] as? String == "ready")
+        let headers = Dictionary(uniqueKeysWithValues: update.headers(topic: "edu.campus.cafe", bearer: "t").map { ($0.name, $0.value) })
+        #expect(headers["apns-push-type"] == "liveactivity" && headers["apns-topic"] == "edu.campus.cafe.push-type.liveactivity" && headers["apns-priority"] == "10")
+        #expect(update.apnsId == LiveActivityUpdate(order(.ready, arrival: arrival), now: created, previous: nil).apnsId)
+    }
+
+    @Test("a Live Activity token: its order id and 16–256 hex digits; only with channel apns")
+    func token() throws {
+        func decode(_ activity: String) throws(WireError) -> RegisterDevice {
+            let frame = #"{"op":"device.register","id":"1","body":{"deviceId":"p","channel":"apns","language":"en","locale":"en_US","authorization":"authorized","apns":{"token":"\#(String(repeating: "0", count: 64))","environment":"sandbox","topic":"edu.campus.cafe"},"liveActivity":\#(activity)}}"#
+            return try Wire.decodeRequest(Data(frame.utf8), body: RegisterDevice.self).body
+        }
+        #expect(try decode(#"{"orderId":"ord-1","token":"\#(String(repeating: "AB", count: 40))"}"#).liveActivity?.token == String(repeating: "ab", count: 40))
+        for bad in [#"{"orderId":"ord 1","token":"abab"}"#, #"{"orderId":"ord-1","token":"abc"}"#, #"{"orderId":"ord-1","token":"\#(String(repeating: "a", count: 258))"}"#,
+                    #"{"orderId":"ord-1","token":"\#(String(repeating: "zz", count: 10))"}"#] {
+            #expect(throws: WireError.self) { _ = try decode(bad) }
+        }
+        let onBus = RegisterDevice(deviceId: "p", userId: nil, channel: "bus", language: "en", locale: "en_US", authorization: .authorized,
+                                   liveActivity: LiveActivityToken(orderId: "ord-1", token: "abababababababab"))
+        #expect(throws: ServiceError.self) { try NotifyRequestRules.checkRegistration(onBus) }
+    }
+}

@@ -71,6 +71,13 @@ final class APNsRig {
         try publish(order(orderId, device: device, state: .ready), type: .orderReady, state: "ready")
     }
 
+    /// Publishes one state change of `orderId`, as order-service would.
+    func event(_ orderId: String, device: String, _ type: EventType, _ state: OrderState, expectedArrivalAt: Timestamp? = nil) throws {
+        var snapshot = order(orderId, device: device, state: state)
+        snapshot.expectedArrivalAt = expectedArrivalAt
+        try publish(snapshot, type: type, state: type.rawValue.replacingOccurrences(of: "order.", with: ""))
+    }
+
     private func publish(_ snapshot: OrderSnapshot, type: EventType, state: String) throws {
         let envelope = Envelope(type: type, id: "evt-\(snapshot.orderId)-\(state)", source: "order-service-player", stream: "order", seq: seq, time: now,
                                 body: .order(OrderEvent(order: snapshot, previous: nil, reason: nil, at: now)))

@@ -4,9 +4,9 @@ token auth checked the way APNs documents it, answers in APNs' JSON, and scripta
 
 Checks, in this order, the first failure answering: apns-id a lower-case UUID; POST; apns-topic
 present; apns-collapse-id at most 64 bytes; apns-priority 1, 5 or 10 and apns-push-type known;
-apns-expiration a whole number; path /3/device/<64 hex>; a bearer token whose kid is known,
+apns-expiration a whole number; path /3/device/<hex token> (64 digits; a Live Activity's 16-256); a bearer token whose kid is known,
 whose ES256 signature is the raw 64-byte r||s and verifies, and whose iat is younger than an
-hour; the topic allowed; the payload non-empty and at most 4,096 bytes.
+hour; the topic allowed (a liveactivity push's with ".push-type.liveactivity"); the payload non-empty and at most 4,096 bytes.
 
 Faults come from a JSON file read at every request (tests rewrite it while the peer runs):
   {"tokens": {"<device token>": ["410", "429", "500", "503", "413", "stall", "drop", "200"]},
@@ -28,12 +28,13 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-PATH = re.compile(r"^/3/device/([0-9a-fA-F]{64})$")
+PATH = re.compile(r"^/3/device/([0-9a-fA-F]{64}|[0-9a-fA-F]{16,256})$")
 PUSH_TYPES = {"alert", "background", "liveactivity", "voip", "complication", "fileprovider", "mdm", "location", "pushtotalk"}
 
 lock = threading.Lock()
 used = {}          # token -> how many actions of its list were taken
 connections = [0]  # connections accepted
+last_timestamp = {}  # Live Activity token -> the newest aps.timestamp accepted
 
 
 def b64(segment):
@@ -79,7 +80,13 @@ def check(headers, body, args):
         return 403, "InvalidProviderToken"
     if time.time() - iat >= 3600:
         return 403, "ExpiredProviderToken"
-    if headers["apns-topic"] not in args.topics:
+    topic = headers["apns-topic"]
+    if headers.get("apns-push-type") == "liveactivity":
+        # A Live Activity's topic is the app's with this suffix, and nothing else.
+        if not topic.endswith(".push-type.liveactivity"):
+            return 400, "TopicDisallowed"
+        topic = topic[:-len(".push-type.liveactivity")]
+    if topic not in args.topics:
         return 400, "TopicDisallowed"
     if not body:
         return 400, "PayloadEmpty"
@@ -169,6 +176,13 @@ def handle(conn, sock, stream, headers, body, number, args):
         entry["kid"], entry["iat"] = json.loads(b64(head64)).get("kid"), json.loads(b64(claims64)).get("iat")
     except Exception:
         pass
+    # iOS drops, silently, an update whose timestamp is not after the last one: record it so.
+    aps = entry["payload"].get("aps") if isinstance(entry["payload"], dict) else None
+    if refused is None and headers.get("apns-push-type") == "liveactivity" and isinstance(aps, dict):
+        with lock:
+            last = last_timestamp.get(token)
+            entry["stale"] = last is not None and not (isinstance(aps.get("timestamp"), int) and aps["timestamp"] > last)
+            last_timestamp[token] = max(last or 0, aps.get("timestamp") or 0)
     plan = faults(args)
     action = "200"
     if refused is None and token:

@@ -21,6 +21,7 @@ public enum NotifyRequestRules {
         // The destination belongs to the apns channel and to no other: a token sent with "bus"
         // would be kept and never used, which the phone could not tell.
         if request.channel == "apns", request.apns == nil { throw ServiceError(.invalidField, "missing field body.apns (channel apns needs the device token, environment and topic)") }
+        if request.channel != "apns", request.liveActivity != nil { throw ServiceError(.invalidField, "body.liveActivity needs channel apns") }
         if request.channel != "apns", request.apns != nil { throw ServiceError(.invalidField, "body.apns is only for channel apns, not \"\(request.channel.prefix(20))\"") }
         guard isValidLocaleIdentifier(request.language) else {
             throw ServiceError(.invalidNotificationLanguage, "language \"\(request.language.prefix(20))\" is not a language tag like en or de-CH")

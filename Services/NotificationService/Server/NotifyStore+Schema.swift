@@ -102,6 +102,24 @@ extension NotifyStore {
             ALTER TABLE notifications ADD COLUMN push_reason TEXT;
             ALTER TABLE notifications ADD COLUMN push_updated_ms INTEGER;
             CREATE INDEX notifications_push_due ON notifications (push_state, push_next_ms) WHERE push_state IS NOT NULL;
+            CREATE TABLE live_activities (
+                order_id TEXT PRIMARY KEY,
+                device_id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                topic TEXT NOT NULL,
+                ts INTEGER,
+                payload TEXT,
+                priority INTEGER,
+                state TEXT,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_ms INTEGER,
+                expires_ms INTEGER,
+                status INTEGER,
+                reason TEXT,
+                updated_ms INTEGER
+            ) WITHOUT ROWID;
+            CREATE INDEX live_activities_due ON live_activities (state, next_ms);
             """),
     ]
 

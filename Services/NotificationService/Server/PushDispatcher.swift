@@ -10,15 +10,19 @@ import ServiceRuntime
 /// only in memory: after a crash its row is still pending and is sent again, with the same
 /// `apns-id`, so the phone replaces the first copy instead of showing two.
 final class PushDispatcher {
-    private let store: NotifyStore
-    private let events: EventWriter
-    private let logger: Logger
-    private let clock: any WallClock
-    private let settings: APNsSettings
+    let store: NotifyStore
+    let events: EventWriter
+    let logger: Logger
+    let clock: any WallClock
+    let settings: APNsSettings
     let credentials: APNsCredentials
-    private let client: HTTP2Client
+    let client: HTTP2Client
     /// Pushes handed to the client, by notification id: the request and its attempt number.
     private var inFlight: [String: (push: APNsPush, attempt: Int)] = [:]
+    /// Live Activity updates handed to the client, by order id.
+    var activitiesInFlight: [String: (update: DueActivity, attempt: Int)] = [:]
+    /// The key of an activity update's request: never a notification id ("ntf_…").
+    static let activityKeyPrefix = "activity:"
     /// Accept latencies (request to APNs' 200) of the last pushes, milliseconds, for health.
     private var latencies: [Double] = []
     private var latencyIndex = 0
@@ -26,9 +30,9 @@ final class PushDispatcher {
     /// How often answers are collected and due pushes sent: the longest an answer waits to be recorded.
     static let tickSeconds = 0.005
     /// Randomness for retry jitter, in [0, 1); tests pass their own.
-    private let jitter: () -> Double
+    let jitter: () -> Double
     /// Whether a due push waits for the key (health `degraded`: `push.credentials`).
-    private(set) var held = false
+    var held = false
 
     init(store: NotifyStore, events: EventWriter, logger: Logger, clock: any WallClock, settings: APNsSettings,
          jitter: @escaping () -> Double = { Double.random(in: 0..<1) }) {
@@ -47,8 +51,11 @@ final class PushDispatcher {
 
     /// Records the answers that came in, then sends what is due. Runs on the reactor's timer.
     func tick() throws {
-        for response in client.takeResponses() { try record(response) }
+        for response in client.takeResponses() {
+            if response.key.hasPrefix(Self.activityKeyPrefix) { try recordActivity(response) } else { try record(response) }
+        }
         try send()
+        try sendActivities()
     }
 
     /// SIGHUP: read the key file again; held pushes go out at the next tick when it loads.
@@ -150,7 +157,7 @@ final class PushDispatcher {
         }
     }
 
-    private static func reason(_ outcome: APNsOutcome) -> String {
+    static func reason(_ outcome: APNsOutcome) -> String {
         switch outcome {
         case .accepted: ""
         case .unregistered: "Unregistered"
@@ -161,7 +168,7 @@ final class PushDispatcher {
         }
     }
 
-    private func sample(_ milliseconds: Double) {
+    func sample(_ milliseconds: Double) {
         if latencies.count < Self.latencySamples {
             latencies.append(milliseconds)
         } else {
@@ -172,7 +179,7 @@ final class PushDispatcher {
 
     /// Health: the counts by state, the attempts, connections opened and the accept latency.
     func healthDetails() -> [String: String] {
-        var details = store.pushCounts()
+        var details = store.pushCounts().merging(store.activityCounts()) { a, _ in a }
         let sorted = latencies.sorted()
         func percentile(_ p: Double) -> String {
             sorted.isEmpty ? "-" : String(format: "%.1f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])

@@ -21,8 +21,10 @@ public struct RegisterDevice: Codable, Sendable, Equatable {
     /// For channel "apns" (required there, refused with any other): the device token, APNs
     /// environment and topic.
     public var apns: APNsDestination?
+    /// With channel `apns`: a Live Activity the app started for one of its orders.
+    public var liveActivity: LiveActivityToken?
     public init(deviceId: String?, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization,
-                apns: APNsDestination? = nil) {
+                apns: APNsDestination? = nil, liveActivity: LiveActivityToken? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.channel = channel
@@ -30,6 +32,7 @@ public struct RegisterDevice: Codable, Sendable, Equatable {
         self.locale = locale
         self.authorization = authorization
         self.apns = apns
+        self.liveActivity = liveActivity
     }
 }
 
