@@ -32,6 +32,7 @@ struct NotifyPushTests {
         try #require(h.service.pushes).tick()
         #expect(h.service.pushes?.held == true && h.service.pushes?.healthDetails()["push.credentials"] == "no --apns-key-file")
         h.clock.advance(seconds: 8 * 3600 + 1)
+        h.service.pushes?.wake()
         try #require(h.service.pushes).tick()
         #expect(try state(h, "clip-1") == ("expired", UndeliverableReason.ephemeralExpired))
         #expect(h.service.pushes?.held == false && h.service.pushes?.healthDetails()["push.expired"] == "1")

@@ -128,6 +128,7 @@ public final class NotifyService {
         if notification.undeliverableReason == nil, registration?.apns != nil {
             try store.startPush(notification.notificationId, at: now,
                                 expiresAt: notification.expiresAt ?? now.adding(seconds: PushRetryPolicy.noExpirySeconds))
+            pushes?.wake()
         }
         return notification
     }

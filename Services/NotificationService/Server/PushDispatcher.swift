@@ -29,6 +29,10 @@ final class PushDispatcher {
     static let latencySamples = 1_000
     /// How often answers are collected and due pushes sent: the longest an answer waits to be recorded.
     static let tickSeconds = 0.005
+    /// The longest a retry that came due waits to be noticed.
+    static let scanSeconds = 0.1
+    private var wakeRequested = false
+    private var nextScan = 0.0
     /// Randomness for retry jitter, in [0, 1); tests pass their own.
     let jitter: () -> Double
     /// Whether a due push waits for the key (health `degraded`: `push.credentials`).
@@ -51,16 +55,28 @@ final class PushDispatcher {
 
     /// Records the answers that came in, then sends what is due. Runs on the reactor's timer.
     func tick() throws {
-        for response in client.takeResponses() {
+        let responses = client.takeResponses()
+        for response in responses {
             if response.key.hasPrefix(Self.activityKeyPrefix) { try recordActivity(response) } else { try record(response) }
         }
+        // SQLite is asked for due pushes when something may have changed (a push started, an
+        // answer recorded, a key read), else every `scanSeconds` for retries coming due: an idle
+        // service does not query 200 times a second.
+        let clockNow = Reactor.monotonic()
+        guard wakeRequested || !responses.isEmpty || clockNow >= nextScan else { return }
+        wakeRequested = false
+        nextScan = clockNow + Self.scanSeconds
         try send()
         try sendActivities()
     }
 
+    /// A push or an activity update was just queued (in the caller's transaction): look at the next tick.
+    func wake() { wakeRequested = true }
+
     /// SIGHUP: read the key file again; held pushes go out at the next tick when it loads.
     func reloadKey() {
         let loaded = credentials.reload()
+        wake()
         logger.info("APNs key re-read", ["loaded": "\(loaded)", "reason": credentials.problem ?? "-"])
     }
 
