@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", path: "Shared/CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Shared/CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libcurl's multi interface with nghttp2: notification-service's HTTP/2 client for APNs (issue 27).
+        .systemLibrary(name: "CCurl", path: "Shared/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
         .target(name: "Messages", path: "Shared/Messages", exclude: ["PROTOCOL.md"]),
@@ -60,7 +62,7 @@ let package = Package(
     + service("RegionMonitor", executable: "region-monitor", prefix: "RegionMonitor")
     + service("OrderService", executable: "order-service", prefix: "Order")
     + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
-    + service("NotificationService", executable: "notification-service", prefix: "Notify")
+    + service("NotificationService", executable: "notification-service", prefix: "Notify", serverDependencies: ["Identity", "CCurl"])
     + [
         // The HTTP edge's pure core: the tnetstring codec, zmq-http packets, the /v1 route table and
         // its OpenAPI document, problems. No sockets, no SQL; the edge server builds on it.
@@ -82,7 +84,7 @@ let package = Package(
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
-                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "Identity", "EdgeCore", "EdgeServer", "SQLite", "Policy"],
+                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "NotifyCore", "Identity", "EdgeCore", "EdgeServer", "SQLite", "Policy"],
                 path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
@@ -90,7 +92,7 @@ let package = Package(
         .testTarget(name: "OrderServerTests", dependencies: ["TestSupport", "OrderServer", "OrderCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite", "ZeroMQ"], path: "Tests/OrderServerTests"),
         .testTarget(name: "RegionServerTests", dependencies: ["TestSupport", "RegionMonitorServer", "RegionMonitorCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite", "ZeroMQ"],
                     path: "Tests/RegionServerTests"),
-        .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite"], path: "Tests/NotifyServerTests"),
+        .testTarget(name: "NotifyServerTests", dependencies: ["TestSupport", "NotifyServer", "NotifyCore", "ServiceRuntime", "Messages", "Policy", "Campus", "SQLite", "Identity"], path: "Tests/NotifyServerTests"),
         .testTarget(name: "IngestServerTests", dependencies: ["TestSupport", "BeaconIngestServer", "BeaconIngestCore", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
                     path: "Tests/IngestServerTests"),
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],

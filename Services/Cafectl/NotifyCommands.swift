@@ -6,7 +6,10 @@ import ServiceRuntime
 /// registration is a launch, renewing an App Clip's 8-hour grant), reading its inbox, and the
 /// region reminders a user sets ("when I arrive at Caffè Macs, remind me …").
 extension ClientCommands {
-    static let deliveryChannel = Option("channel", default: "bus", help: "how notifications reach the device")
+    static let deliveryChannel = Option("channel", default: "bus", help: "how notifications reach the device (bus, apns)")
+    static let apnsToken = Option<String?>("apns-token", help: "channel apns: the device token (64 hex digits)")
+    static let apnsEnvironment = Option.choice("apns-environment", default: APNsEnvironment.sandbox, help: "channel apns: sandbox or production")
+    static let apnsTopic = Option("apns-topic", default: "edu.campus.cafe", help: "channel apns: the app's or App Clip's bundle id")
     static let language = Option("language", default: "en", help: "the language notifications are written in")
     static let notificationAuthorization = Option.choice("authorization", default: NotificationAuthorization.authorized,
                                                          help: "what the user allowed (App Clip: ephemeral, 8 h from each register)")
@@ -16,7 +19,7 @@ extension ClientCommands {
     static let repeats = Option.flag("repeat", default: false, help: "remind on every arrival, not once")
 
     static let notifyRegister = [CommandFlag(device), CommandFlag(user), CommandFlag(deliveryChannel), CommandFlag(language), CommandFlag(locale),
-                                 CommandFlag(notificationAuthorization)]
+                                 CommandFlag(notificationAuthorization), CommandFlag(apnsToken), CommandFlag(apnsEnvironment), CommandFlag(apnsTopic)]
     static let inbox = [CommandFlag(device), CommandFlag(since), integer(limit)]
     static let reminderSet = [CommandFlag(device), CommandFlag(cafe), CommandFlag(reminderText), CommandFlag(repeats)]
     static let reminderList = [CommandFlag(device), CommandFlag(includeDone)]
@@ -27,10 +30,13 @@ extension ClientCommands {
         let identity = endpoints.identity
         switch (words[0], words.count > 1 ? words[1] : "") {
         case ("notify", "register"):
-            try usage(words, 2, "notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized]")
+            try usage(words, 2, "notify register --device D [--user U] [--language en] [--locale en_US] [--authorization authorized] [--channel apns --apns-token T]")
             let flags = try values(args, Self.notifyRegister)
+            // The service checks the token and topic where it decodes them (request.invalidField).
+            let apns = flags[Self.apnsToken].map { APNsDestination(token: $0, environment: flags[Self.apnsEnvironment], topic: flags[Self.apnsTopic]) }
             let request = RegisterDevice(deviceId: try identity.device(flags), userId: flags[Self.user], channel: flags[Self.deliveryChannel],
-                                         language: flags[Self.language], locale: flags[Self.locale], authorization: flags[Self.notificationAuthorization])
+                                         language: flags[Self.language], locale: flags[Self.locale], authorization: flags[Self.notificationAuthorization],
+                                         apns: apns)
             _ = try call(Endpoints.notify, Op.deviceRegister, request, as: Registration.self)
         case ("inbox", _):
             try usage(words, 1, "inbox --device D [--since <notification-id>] [--limit 50]")

@@ -15,7 +15,8 @@ struct NotifyRequestRulesTests {
         (register(userId: nil), nil),
         (register("phone 1"), "request.invalidField"),
         (register(userId: "al ice"), "request.invalidField"),
-        (register(channel: "apns"), "notify.channelUnsupported"),
+        (register(channel: "sms"), "notify.channelUnsupported"),
+        (register(channel: "apns"), "request.invalidField"),  // without its destination
         (register(language: "not a tag"), "notify.invalidLanguage"),
         (register(locale: "not a locale"), "notify.invalidLanguage"),
         (register("phone 1", channel: "apns"), "request.invalidField"),

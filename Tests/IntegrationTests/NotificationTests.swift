@@ -206,7 +206,9 @@ struct NotificationTests {
             (["reminder", "cancel", "rem_nope", "--device", "phone-lena"], "notify.unknownReminder"),
             (["inbox", "--device", "phone-nobody"], "notify.unknownDevice"),
             (["inbox", "--device", "phone-lena", "--since", "ntf_nope"], "notify.unknownNotification"),
-            (["notify", "register", "--device", "phone-x", "--channel", "apns"], "notify.channelUnsupported"),
+            (["notify", "register", "--device", "phone-x", "--channel", "sms"], "notify.channelUnsupported"),
+            (["notify", "register", "--device", "phone-x", "--channel", "apns"], "request.invalidField"),
+            (["notify", "register", "--device", "phone-x", "--channel", "apns", "--apns-token", "abc"], "request.invalidField"),
             (["notify", "register", "--device", "phone-x", "--language", "not a tag"], "notify.invalidLanguage"),
         ] {
             let result = try platform.cafectl(arguments)

@@ -10,8 +10,14 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var authorization: NotificationAuthorization
     /// The last launch (`device.register`); for `ephemeral` it starts the 8-hour grant.
     public var launchedAt: Timestamp
+    /// Channel `apns`: where APNs delivers.
+    public var apns: APNsDestination?
+    /// When APNs said the token is no longer valid (410 `Unregistered`, 400 `BadDeviceToken`),
+    /// and it was not registered again since: nothing more is sent to it.
+    public var apnsRetiredAt: Timestamp?
 
-    public init(deviceId: String, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization, launchedAt: Timestamp) {
+    public init(deviceId: String, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization, launchedAt: Timestamp,
+                apns: APNsDestination? = nil, apnsRetiredAt: Timestamp? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.channel = channel
@@ -19,6 +25,8 @@ public struct DeviceRegistration: Sendable, Equatable {
         self.locale = locale
         self.authorization = authorization
         self.launchedAt = launchedAt
+        self.apns = apns
+        self.apnsRetiredAt = apnsRetiredAt
     }
 
     /// When an ephemeral grant lapses: 8 hours after the launch that gave it.
@@ -40,6 +48,9 @@ public enum UndeliverableReason {
     public static let ephemeralExpired = "ephemeral.expired"
     /// Past its `expiresAt` (the pickup window is over): showing it would only mislead.
     public static let expired = "notification.expired"
+    /// APNs retired the device's token (410 `Unregistered` or 400 `BadDeviceToken`) and the
+    /// device has not registered since.
+    public static let tokenUnregistered = "token.unregistered"
 }
 
 /// Whether a notification may be delivered to a device now, and why not.
@@ -52,6 +63,7 @@ public enum DeliveryPolicy {
     /// after the last launch, and a new launch renews it.
     public static func refusal(_ registration: DeviceRegistration?, now: Timestamp) -> String? {
         guard let registration else { return UndeliverableReason.deviceUnknown }
+        if registration.apnsRetiredAt != nil { return UndeliverableReason.tokenUnregistered }
         switch registration.authorization {
         case .authorized, .provisional: return nil
         case .denied: return UndeliverableReason.denied

@@ -5,7 +5,7 @@ import Messages
 /// so a refused request changes nothing.
 public enum NotifyRequestRules {
     /// The delivery channels notification-service has.
-    public static let channels = ["bus"]
+    public static let channels = ["bus", "apns"]
     /// How many notifications one inbox page may hold, and how many when the query does not say.
     public static let inboxLimits = 1...500
     public static let defaultInboxLimit = 50
@@ -18,6 +18,11 @@ public enum NotifyRequestRules {
             throw ServiceError(.notificationChannelUnsupported,
                                "channel \"\(request.channel.prefix(20))\" is not supported (supported: \(channels.joined(separator: ", ")))")
         }
+        // The destination belongs to the apns channel and to no other: a token sent with "bus"
+        // would be kept and never used, which the phone could not tell.
+        if request.channel == "apns", request.apns == nil { throw ServiceError(.invalidField, "missing field body.apns (channel apns needs the device token, environment and topic)") }
+        if request.channel != "apns", request.liveActivity != nil { throw ServiceError(.invalidField, "body.liveActivity needs channel apns") }
+        if request.channel != "apns", request.apns != nil { throw ServiceError(.invalidField, "body.apns is only for channel apns, not \"\(request.channel.prefix(20))\"") }
         guard isValidLocaleIdentifier(request.language) else {
             throw ServiceError(.invalidNotificationLanguage, "language \"\(request.language.prefix(20))\" is not a language tag like en or de-CH")
         }
@@ -29,7 +34,7 @@ public enum NotifyRequestRules {
     /// The registration a `device.register` stores, launched now.
     public static func registration(_ request: RegisterDevice, now: Timestamp) throws(ServiceError) -> DeviceRegistration {
         DeviceRegistration(deviceId: try deviceId(request.deviceId), userId: request.userId, channel: request.channel, language: request.language,
-                           locale: request.locale, authorization: request.authorization, launchedAt: now)
+                           locale: request.locale, authorization: request.authorization, launchedAt: now, apns: request.apns)
     }
 
     /// The page size of an inbox query.

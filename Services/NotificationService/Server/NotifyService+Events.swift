@@ -31,6 +31,11 @@ extension NotifyService {
         }
         let order = event.order
         try store.learnCafe(order.cafeId, name: order.cafeName)
+        // A Live Activity for the order gets every state change, newest first.
+        if let previous = try store.activityTimestamp(order.orderId) {
+            try store.queueActivity(LiveActivityUpdate(order, now: now, previous: previous), at: now)
+            pushes?.wake()
+        }
         switch schedule.action(for: order) {
         case .schedule(let at): try store.schedulePickupReminder(order, at: at)
         case .cancel: try store.endPickupReminder(order.orderId, as: .cancelled, at: now)

@@ -45,7 +45,12 @@ extension NotifyService {
     func register(_ request: RegisterDevice) throws -> Registration {
         try NotifyRequestRules.checkRegistration(request)
         let registration = try NotifyRequestRules.registration(request, now: now)
-        try events.write { try store.save(registration) }
+        try events.write {
+            try store.save(registration)
+            if let activity = request.liveActivity, let destination = registration.apns {
+                try store.saveActivity(activity, deviceId: registration.deviceId, destination: destination)
+            }
+        }
         logger.info("device registered", ["device.id": registration.deviceId, "authorization": request.authorization.rawValue, "language": request.language])
         return Registration(deviceId: registration.deviceId, language: request.language, locale: request.locale, authorization: request.authorization,
                             grantExpiresAt: registration.grantExpiresAt, notificationLanguage: MessageCatalog.language(for: request.language),

@@ -30,9 +30,13 @@ public final class NotifyService {
     /// Events skipped because their id was already applied (since start), for health.
     /// Rows deleted by retention since start, for health.
     var pruned = 0
+    /// The apns channel's options, and its sender once started.
+    let apns: APNsSettings
+    private(set) var pushes: PushDispatcher?
 
     /// The service on `host` (its database, sockets and clock); `start()` migrates and registers it.
-    public init(host: ServiceHost, catalog: CampusCatalog, schedule: PickupReminderSchedule, tickSeconds: Double, retention: NotificationRetention) {
+    public init(host: ServiceHost, catalog: CampusCatalog, schedule: PickupReminderSchedule, tickSeconds: Double, retention: NotificationRetention,
+                apns: APNsSettings = APNsSettings()) {
         clock = host.clock
         logger = host.logger
         reactor = host.reactor
@@ -44,12 +48,13 @@ public final class NotifyService {
         self.schedule = schedule
         self.tickSeconds = tickSeconds
         self.retention = retention
+        self.apns = apns
         store = NotifyStore(db: host.db)
     }
 
     /// The service with its settings.
     public convenience init(host: ServiceHost, catalog: CampusCatalog, settings: NotifySettings) {
-        self.init(host: host, catalog: catalog, schedule: settings.schedule, tickSeconds: settings.tickSeconds, retention: settings.retention)
+        self.init(host: host, catalog: catalog, schedule: settings.schedule, tickSeconds: settings.tickSeconds, retention: settings.retention, apns: settings.apns)
     }
 
     /// Switches to a reloaded catalog (café names, reminder cafés, grace times).
@@ -71,6 +76,26 @@ public final class NotifyService {
                 "retention.pruned": "\(pruned)",
             ]) { stored, _ in stored }
         }
+        startPushes()
+    }
+
+    /// The apns channel's sender: a tick on the reactor records APNs' answers and sends what is
+    /// due; SIGHUP re-reads the key; health counts pushes and says `push.credentials` while due
+    /// pushes wait for a key.
+    private func startPushes() {
+        let dispatcher = PushDispatcher(store: store, events: events, logger: logger, clock: clock, settings: apns)
+        pushes = dispatcher
+        reactor.every(PushDispatcher.tickSeconds, name: "push.dispatch") { try dispatcher.tick() }
+        HangupSignal.shared.start()
+        var hangups = HangupSignal.shared.count
+        reactor.every(0.5, name: "push.key") {
+            let count = HangupSignal.shared.count
+            guard count != hangups else { return }
+            hangups = count
+            dispatcher.reloadKey()
+        }
+        requests.addHealthDetails { dispatcher.healthDetails() }
+        requests.addDegradedReasons { [unowned self] in dispatcher.held || (apns.keyFile != nil && dispatcher.credentials.problem != nil) ? ["push.credentials"] : [] }
     }
 
     /// A café's name: from the catalog, else as the last order taught it (an order-service with a
@@ -85,7 +110,8 @@ public final class NotifyService {
     /// order id; a one-shot reminder's id); nil when it was already notified (collapsed).
     @discardableResult
     func notify(_ subject: NotificationSubject, deviceId: String, onceKey: String) throws -> DeviceNotification? {
-        let notification = composer.compose(subject, deviceId: deviceId, registration: try store.registration(deviceId),
+        let registration = try store.registration(deviceId)
+        let notification = composer.compose(subject, deviceId: deviceId, registration: registration,
                                              notificationId: "ntf_" + UUID().uuidString.lowercased(), now: now)
         guard try !store.hasNotification(deviceId: deviceId, kind: notification.kind, onceKey: onceKey) else { return nil }
         let emitted: Data
@@ -98,6 +124,12 @@ public final class NotifyService {
         }
         // The inbox keeps the notification as its event carried it: encoded once.
         try store.insert(notification, body: emitted, onceKey: onceKey)
+        // Channel apns: the push starts in the same transaction; the dispatcher sends it.
+        if notification.undeliverableReason == nil, registration?.apns != nil {
+            try store.startPush(notification.notificationId, at: now,
+                                expiresAt: notification.expiresAt ?? now.adding(seconds: PushRetryPolicy.noExpirySeconds))
+            pushes?.wake()
+        }
         return notification
     }
 }

@@ -23,6 +23,8 @@ public struct NotifySettings: Sendable, Equatable {
     public var reminderTickSeconds = Self.reminderTickOption.defaultValue
     /// How many days what is over is kept.
     public var retentionDays = Self.retentionDaysOption.defaultValue
+    /// The apns channel's key, team and endpoints.
+    public var apns = APNsSettings()
 
     /// The defaults.
     public init() {}
@@ -42,7 +44,7 @@ public struct NotifySettings: Sendable, Equatable {
 
     /// Every option notification-service reads: the common ones, then its own.
     public static var specs: [OptionSpec] {
-        common.specs + [leadOption.spec, noticeOption.spec, campusOption.spec, reminderTickOption.spec, retentionDaysOption.spec]
+        common.specs + [leadOption.spec, noticeOption.spec, campusOption.spec, reminderTickOption.spec, retentionDaysOption.spec] + APNsSettings.specs
     }
 
     /// The settings in `config` (loaded against `specs`, which checked every range).
@@ -52,6 +54,7 @@ public struct NotifySettings: Sendable, Equatable {
         campus = config[Self.campusOption]
         reminderTickSeconds = config[Self.reminderTickOption]
         retentionDays = config[Self.retentionDaysOption]
+        apns = APNsSettings(config)
     }
 
     /// When pickup reminders are due.

@@ -85,6 +85,42 @@ extension NotifyStore {
             UPDATE region_reminders SET ended_ms = COALESCE(fired_ms, created_ms) WHERE state <> 'active';
             CREATE INDEX region_reminders_ended ON region_reminders (ended_ms);
             """),
+        // The apns channel (issue 27): a device's APNs destination and when APNs retired its
+        // token or throttled it (429); each notification sent to APNs carries its push's state, attempts, next try
+        // and last answer in its own row, written in one transaction with what caused it.
+        Migration(4, """
+            ALTER TABLE devices ADD COLUMN apns_token TEXT;
+            ALTER TABLE devices ADD COLUMN apns_environment TEXT;
+            ALTER TABLE devices ADD COLUMN apns_topic TEXT;
+            ALTER TABLE devices ADD COLUMN apns_retired_ms INTEGER;
+            ALTER TABLE devices ADD COLUMN apns_throttled_until_ms INTEGER;
+            ALTER TABLE notifications ADD COLUMN push_state TEXT;
+            ALTER TABLE notifications ADD COLUMN push_attempts INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE notifications ADD COLUMN push_next_ms INTEGER;
+            ALTER TABLE notifications ADD COLUMN push_expires_ms INTEGER;
+            ALTER TABLE notifications ADD COLUMN push_status INTEGER;
+            ALTER TABLE notifications ADD COLUMN push_reason TEXT;
+            ALTER TABLE notifications ADD COLUMN push_updated_ms INTEGER;
+            CREATE INDEX notifications_push_due ON notifications (push_state, push_next_ms) WHERE push_state IS NOT NULL;
+            CREATE TABLE live_activities (
+                order_id TEXT PRIMARY KEY,
+                device_id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                topic TEXT NOT NULL,
+                ts INTEGER,
+                payload TEXT,
+                priority INTEGER,
+                state TEXT,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_ms INTEGER,
+                expires_ms INTEGER,
+                status INTEGER,
+                reason TEXT,
+                updated_ms INTEGER
+            ) WITHOUT ROWID;
+            CREATE INDEX live_activities_due ON live_activities (state, next_ms);
+            """),
     ]
 
     /// The service's own event-id table retired: ids are deduped once for every consumer, by the

@@ -28,17 +28,29 @@ final class NotifyStore {
         guard let row = try db.query("SELECT * FROM devices WHERE device_id = ?", deviceId).first else { return nil }
         return DeviceRegistration(deviceId: deviceId, userId: row.optionalString("user_id"), channel: row.string("channel"), language: row.string("language"),
                                   locale: row.string("locale"), authorization: NotificationAuthorization(rawValue: row.string("authorization")) ?? .notDetermined,
-                                  launchedAt: Timestamp(milliseconds: row.int64("launched_ms")))
+                                  launchedAt: Timestamp(milliseconds: row.int64("launched_ms")), apns: Self.destination(row),
+                                  apnsRetiredAt: row.optionalInt64("apns_retired_ms").map(Timestamp.init(milliseconds:)))
+    }
+
+    /// The APNs destination a device row holds; nil for another channel.
+    static func destination(_ row: Row) -> APNsDestination? {
+        guard let token = row.optionalString("apns_token"), let topic = row.optionalString("apns_topic"),
+              let environment = row.optionalString("apns_environment").flatMap(APNsEnvironment.init(rawValue:)) else { return nil }
+        return APNsDestination(token: token, environment: environment, topic: topic)
     }
 
     /// Stores a registration, replacing the device's previous one (each registration is a launch).
+    /// A new registration is a live token again: a retirement is cleared.
     func save(_ registration: DeviceRegistration) throws {
         try db.run("""
-            INSERT INTO devices (device_id, user_id, channel, language, locale, authorization, launched_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO devices (device_id, user_id, channel, language, locale, authorization, launched_ms, apns_token, apns_environment, apns_topic, apns_retired_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
             ON CONFLICT(device_id) DO UPDATE SET user_id = excluded.user_id, channel = excluded.channel, language = excluded.language,
-                locale = excluded.locale, authorization = excluded.authorization, launched_ms = excluded.launched_ms
+                locale = excluded.locale, authorization = excluded.authorization, launched_ms = excluded.launched_ms, apns_token = excluded.apns_token,
+                apns_environment = excluded.apns_environment, apns_topic = excluded.apns_topic, apns_retired_ms = NULL
             """, registration.deviceId, registration.userId, registration.channel, registration.language, registration.locale,
-                   registration.authorization.rawValue, registration.launchedAt.milliseconds)
+                   registration.authorization.rawValue, registration.launchedAt.milliseconds, registration.apns?.token,
+                   registration.apns?.environment.rawValue, registration.apns?.topic)
     }
 
     func isRegistered(_ deviceId: String) throws -> Bool {

@@ -10,20 +10,29 @@ public struct RegisterDevice: Codable, Sendable, Equatable {
     /// A phone may leave its own device and user out (they are taken from its key).
     public var deviceId: String?
     public var userId: String?
-    /// Delivery channel name ("bus" publishes on `notify.delivery.<device>.`).
+    /// Delivery channel name: "bus" publishes on `notify.delivery.<device>.`; "apns" also sends
+    /// each delivery to Apple's push service, to `apns`.
     public var channel: String
     /// Preferred language (BCP 47: "en", "de", "ja", …).
     public var language: String
     /// Formatting locale, e.g. "en_US".
     public var locale: String
     public var authorization: NotificationAuthorization
-    public init(deviceId: String?, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization) {
+    /// For channel "apns" (required there, refused with any other): the device token, APNs
+    /// environment and topic.
+    public var apns: APNsDestination?
+    /// With channel `apns`: a Live Activity the app started for one of its orders.
+    public var liveActivity: LiveActivityToken?
+    public init(deviceId: String?, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization,
+                apns: APNsDestination? = nil, liveActivity: LiveActivityToken? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.channel = channel
         self.language = language
         self.locale = locale
         self.authorization = authorization
+        self.apns = apns
+        self.liveActivity = liveActivity
     }
 }
 
