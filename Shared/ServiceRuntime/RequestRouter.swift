@@ -87,7 +87,9 @@ public final class RequestRouter {
                 throw ServiceError(.unknownOp, "unknown op \(Quoting.quoted(head.op)); this service answers: \(ops.joined(separator: ", "))")
             }
             if let refusal = OpAccess.refusal(op: head.op, caller: caller) { throw refusal }
-            if head.op != Op.health, let wait = budget.spend(caller, now: clock()) {
+            // Deployed mode only: a plain-mode connection is the loopback developer's, whatever
+            // principal its request names.
+            if head.op != Op.health, connection.role != nil, let wait = budget.spend(caller, now: clock()) {
                 rateLimited += 1
                 throw ServiceError(.rateLimited, "\(caller.name) (\(caller.role?.rawValue ?? "developer")) is over its request budget; try again in \(wait) ms",
                                    details: ["retryAfterMs": "\(wait)"])

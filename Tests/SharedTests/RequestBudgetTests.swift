@@ -60,5 +60,8 @@ struct RequestBudgetTests {
         #expect(health.error?.code != "request.rateLimited")
         now = 0.1
         #expect(try Wire.decodeReply(router.handle(menu, caller: Self.phone), body: Empty.self).ok)
+        // Plain mode: the loopback developer's connection is not limited, whoever it acts for.
+        let acting = Wire.encode(Request(op: Op.menuGet, onBehalfOf: .phone("phone-ann", userId: "ann", deviceId: "D1"), body: Empty()))
+        for _ in 0..<100 { #expect(try Wire.decodeReply(router.handle(acting, caller: .developer), body: Empty.self).error?.code != "request.rateLimited") }
     }
 }
