@@ -142,4 +142,6 @@ MSG
 done
 echo "run-local.sh: services did not become healthy in 30 s; see $data/logs/" >&2
 "$bin/cafectl" health ${as_operator[@]+"${as_operator[@]}"} || true
+# Detached or not, a start that failed leaves nothing running on the ports.
+[ "$detach" -eq 1 ] && stop
 exit 1
