@@ -95,7 +95,7 @@ struct RunLocalTests {
         #expect(try cafectl(["health"] + operatorFlags).status == 0)
     }
 
-    @Test("deploy/README.md's walk over HTTP, run as written against run-local.sh --secure, ends with the order's ready notification")
+    @Test("deploy/README.md's walk over HTTP, run as written against run-local.sh --secure, ends with the order's ready notification; the App Clip's walk confirms, orders and claims")
     func httpWalk() throws {
         defer { cleanUp() }
         let manual = try String(contentsOf: DeployFiles.deployFolder.appendingPathComponent("README.md"), encoding: .utf8)
@@ -103,7 +103,11 @@ struct RunLocalTests {
         let open = try #require(manual.range(of: "```sh\n", range: section.upperBound..<manual.endIndex))
         let close = try #require(manual.range(of: "\n```", range: open.upperBound..<manual.endIndex))
         // As written, but in this test's data folder and with the executables already built.
-        let block = String(manual[open.upperBound..<close.lowerBound])
+        // The App Clip's block runs after it, on the same platform.
+        let clipSection = try #require(manual.range(of: "### An App Clip over HTTP"), "deploy/README.md has no App Clip walk")
+        let clipOpen = try #require(manual.range(of: "```sh\n", range: clipSection.upperBound..<manual.endIndex))
+        let clipClose = try #require(manual.range(of: "\n```", range: clipOpen.upperBound..<manual.endIndex))
+        let block = (String(manual[open.upperBound..<close.lowerBound]) + "\n" + String(manual[clipOpen.upperBound..<clipClose.lowerBound]))
             .replacingOccurrences(of: "deploy/run-local.sh --secure --detach", with: "deploy/run-local.sh --secure --detach --data \(data.path) --bin \(bin.path) 2>/dev/null")
             .replacingOccurrences(of: " data/", with: " \(data.path)/")
             .replacingOccurrences(of: "$(swift build --show-bin-path)", with: bin.path)
@@ -114,7 +118,9 @@ struct RunLocalTests {
         #expect(walked.status == 0, "\(walked.out) \(walked.err)")
         #expect(walked.out.contains(#""rule":"nearestBeacon""#), "\(walked.out)")
         #expect(walked.out.contains("event: order.ready\n"), "the order's SSE stream said ready: \(walked.out)")
-        #expect(walked.out.hasSuffix(#""title":"Your order is ready""# + "\n"), "\(walked.out)")
+        #expect(walked.out.contains(#""title":"Your order is ready""# + "\n"), "\(walked.out)")
+        #expect(walked.out.contains(#""result":"yes""#) && walked.out.contains(#""state":"accepted""#), "the App Clip's confirmation and order: \(walked.out)")
+        #expect(walked.out.contains(#"{"orderIds":["ord_"#), "the guest's order claimed: \(walked.out)")
     }
 
     @Test("plain run-local.sh runs as before: no keys, health answers any local client")
