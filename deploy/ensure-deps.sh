@@ -13,12 +13,14 @@ pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 command -v pushpin >/dev/null 2>&1 || need+=(pushpin)
 # run-local's local test issuer and TLS certificate are made with the openssl command line.
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# The HTTP walks (deploy/README, RunLocalTests, the edge's tests) speak to Pushpin with curl.
+command -v curl >/dev/null 2>&1 || need+=(curl)
 /usr/bin/python3 -c 'import h2, cryptography' >/dev/null 2>&1 || need+=(python3-h2 python3-cryptography)
 if [ ${#need[@]} -gt 0 ]; then
   # pkg-config missing means we cannot tell what is installed: ask for all the libraries.
   if [[ " ${need[*]} " == *" pkg-config "* ]]; then
     tools=()
-    for tool in pushpin openssl python3-h2 python3-cryptography; do [[ " ${need[*]} " == *" $tool "* ]] && tools+=("$tool"); done
+    for tool in pushpin openssl curl python3-h2 python3-cryptography; do [[ " ${need[*]} " == *" $tool "* ]] && tools+=("$tool"); done
     need=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev ${tools[@]+"${tools[@]}"})
   fi
   sudo=""
