@@ -167,4 +167,21 @@ struct SessionEndpointsTests {
         #expect(bare.answer(.signIn, body: try body(["idToken": "x", "nonce": "n", "deviceId": "phone-1"]), session: nil).status == 503)
         #expect(bare.answer(.guest, body: try body(["deviceId": "clip-9"]), session: nil).status == 200)
     }
+
+    @Test("issuers are taken anew (SIGHUP re-reads the file): a new issuer's token signs in at once, a dropped one's no longer; sessions stay")
+    func reloadIssuers() throws {
+        let store = try SessionStore(database: database, clock: clock)
+        let bare = try SessionEndpoints(store: store, configuration: IssuerConfiguration(), clock: clock)
+        let token = try Self.issuer.idToken(subject: "carol-001", nonce: "n-7", now: now)
+        #expect(bare.answer(.signIn, body: try body(["idToken": token, "nonce": "n-7", "deviceId": "phone-7"]), session: nil).status == 503)
+        try bare.use(try IssuerConfiguration(file: Self.issuer.issuersFile.path))
+        let signedIn = bare.answer(.signIn, body: try body(["idToken": token, "nonce": "n-7", "deviceId": "phone-7"]), session: nil)
+        #expect(signedIn.status == 200)
+        let bearerToken = try requireValue(try json(signedIn)["token"] as? String)
+        // The issuer dropped: its tokens no longer sign in, the session it gave stays.
+        try bare.use(IssuerConfiguration())
+        let again = try Self.issuer.idToken(subject: "carol-001", nonce: "n-8", now: now)
+        #expect(bare.answer(.signIn, body: try body(["idToken": again, "nonce": "n-8", "deviceId": "phone-7"]), session: nil).status == 503)
+        #expect(try bare.authenticate(bearer(bearerToken)) != nil)
+    }
 }

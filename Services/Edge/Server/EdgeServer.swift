@@ -39,6 +39,8 @@ public final class EdgeServer: @unchecked Sendable {
     /// Counts for health.
     var answered: [Int: Int] = [:]
     var dropped = 0
+    /// SIGHUP reloads of the issuers file that were taken, and refused.
+    var issuerReloads = 0, issuerReloadFailures = 0
 
     /// Answers the two SSE routes (set by `main` once the streams part is wired); nil: 404.
     public var openStream: ((_ call: EdgeCall, _ headers: HTTPHeaders, _ principal: OnBehalfOf,
@@ -101,6 +103,29 @@ public final class EdgeServer: @unchecked Sendable {
         }
         routeTokenOps()
         requests.addHealthDetails { [unowned self] in healthDetails }
+        reloadIssuersOnHangup()
+    }
+
+    /// SIGHUP re-reads the issuers file and its JWKS files (checked every half second on the
+    /// reactor), so an issuer's rotated signing key is trusted without a restart; a file that
+    /// cannot be read or used keeps the issuers in use, and says why.
+    private func reloadIssuersOnHangup() {
+        guard !settings.issuers.isEmpty else { return }
+        HangupSignal.shared.start()
+        var seen = HangupSignal.shared.count
+        reactor.every(0.5, name: "edge.issuers.reload") { [unowned self] in
+            let count = HangupSignal.shared.count
+            guard count != seen else { return }
+            seen = count
+            do {
+                try sessions.use(try IssuerConfiguration(file: settings.issuers))
+                issuerReloads += 1
+                logger.info("issuers reloaded", ["issuers.path": settings.issuers, "issuers": "\(sessions.configuration.issuers.count)"])
+            } catch {
+                issuerReloadFailures += 1
+                logger.error("issuers not reloaded; those in use are kept", ["issuers.path": settings.issuers, "error": "\(error)"])
+            }
+        }
     }
 
     /// The `EdgeAsk` the streams part uses: an op forwarded on behalf of `principal`, exactly as a route's.
@@ -222,6 +247,7 @@ public final class EdgeServer: @unchecked Sendable {
 
     var healthDetails: [String: String] {
         var details = ["zhttp.endpoint": settings.zhttpEndpoint, "zhttp.dropped": "\(dropped)",
+                       "issuers.reloaded": "\(issuerReloads)", "issuers.reloadFailed": "\(issuerReloadFailures)",
                        "limits.refused.token": "\(tokenLimiter.refused)", "limits.refused.address": "\(addressLimiter.refused)"]
         for (status, count) in answered { details["http.\(status)"] = "\(count)" }
         for (service, instances) in links {

@@ -9,8 +9,8 @@ import Policy
 /// in the reply that issues them; nothing here logs. On the edge's reactor thread (the store's).
 public final class SessionEndpoints {
     let store: SessionStore
-    let validator: IDTokenValidator?
-    let configuration: IssuerConfiguration
+    private(set) var validator: IDTokenValidator?
+    private(set) var configuration: IssuerConfiguration
     /// ID tokens that signed in already (nil: not remembered, in tests of the rest).
     let usedTokens: UsedIDTokens?
     /// Which account each device belongs to (nil: not checked, in tests of the rest).
@@ -28,6 +28,15 @@ public final class SessionEndpoints {
         self.devices = devices
         self.clock = clock
         validator = configuration.issuers.isEmpty ? nil : try IDTokenValidator(issuers: configuration.issuers, clock: clock)
+    }
+
+    /// Uses `configuration`'s issuers from now on (SIGHUP re-reads the issuers file and the JWKS
+    /// files it names): a key an issuer rotated in signs in at once, one it dropped no longer does;
+    /// sessions already issued stay. Throws, changing nothing, when the configuration cannot be used.
+    public func use(_ configuration: IssuerConfiguration) throws(IdentityError) {
+        let fresh = configuration.issuers.isEmpty ? nil : try IDTokenValidator(issuers: configuration.issuers, clock: clock)
+        self.configuration = configuration
+        validator = fresh
     }
 
     /// The longest nonce read (an app's is a base64 or hex digest, 43–64 characters).
