@@ -1,4 +1,4 @@
-import EdgeServer
+@testable import EdgeServer
 import Foundation
 import Messages
 import Testing
@@ -22,5 +22,31 @@ struct GripSignatureTests {
         for junk in ["", "a.b", "a.b.c", "..", String(repeating: "a", count: 2_000), Self.captured + "="] {
             #expect(!grip.verifies(junk, now: Self.beforeExpiry))
         }
+    }
+
+    @Test("base64url decodes as Foundation's base64 does after the alphabet swap, for every length; junk and non-canonical tails are nil")
+    func base64url() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(GripSignature.base64url(ArraySlice(encoded.utf8)) == bytes, "\(encoded)")
+        }
+        for junk in ["a", "ab=c", "a+bc", "a/bc", "ab c", "AB", "ABC"] {
+            // "AB" and "ABC" leave bits set that a canonical encoder writes as zero.
+            #expect(GripSignature.base64url(ArraySlice(junk.utf8)) == nil, "\(junk)")
+        }
+        #expect(GripSignature.base64url(ArraySlice("AA".utf8)) == [0] && GripSignature.base64url(ArraySlice("AAA".utf8)) == [0, 0])
+    }
+
+    @Test("the cache checks a token once: the same token again verifies until it expires, another is checked anew")
+    func cache() {
+        let cache = GripSignatureCache(GripSignature(key: Array("changeme".utf8)))
+        #expect(cache.verifies(Self.captured, now: Self.beforeExpiry))
+        #expect(cache.verifies(Self.captured, now: Self.beforeExpiry))
+        #expect(!cache.verifies(Self.captured, now: Timestamp(milliseconds: 1_795_705_494_000)))
+        #expect(!cache.verifies("a.b.c", now: Self.beforeExpiry))
+        #expect(!GripSignatureCache(GripSignature(key: Array("another".utf8))).verifies(Self.captured, now: Self.beforeExpiry))
     }
 }

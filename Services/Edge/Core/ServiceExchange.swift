@@ -25,6 +25,12 @@ public enum ServiceExchange {
     /// The answer for a service's reply: 200 with the reply's body, the problem of its error, or
     /// 502 (`message.malformed`) when the reply cannot be read. `service` names it in that detail.
     public static func response(toReply frame: Data, from service: String) -> EdgeResponse {
+        // The common case read by the strict scanner, without building the reply: an ok reply's
+        // body passed on as its bytes. Anything else takes the full read below.
+        if let layout = Wire.replyLayout(frame), layout.ok, let body = layout.body,
+           frame[frame.startIndex + body.lowerBound] == UInt8(ascii: "{") {
+            return .json(Array(frame[(frame.startIndex + body.lowerBound)..<(frame.startIndex + body.upperBound)]))
+        }
         let unreadable = Problem(.messageMalformed, "\(service) sent a reply the edge cannot read").response
         guard !Wire.nestsTooDeep(frame), let object = try? JSONSerialization.jsonObject(with: frame) as? [String: Any],
               let ok = object["ok"] as? Bool else { return unreadable }

@@ -31,7 +31,7 @@ public final class EdgeServer: @unchecked Sendable {
     /// Each service's instances, in shard order.
     let links: [String: [ServiceLink]]
     /// Pushpin's signature check, when its key was given.
-    let grip: GripSignature?
+    let grip: GripSignatureCache?
     /// The edge's instance name, the `from` of its answers.
     let instance: [UInt8]
     private let openAPI: [UInt8] = OpenAPIDocument.encoded()
@@ -66,7 +66,7 @@ public final class EdgeServer: @unchecked Sendable {
             guard let key = FileManager.default.contents(atPath: settings.gripKeyFile), !key.isEmpty, key.count <= 1_024 else {
                 throw IdentityError(.configuration, "cannot read Pushpin's sig_key from \(settings.gripKeyFile)")
             }
-            grip = GripSignature(key: Array(String(decoding: key, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8))
+            grip = GripSignatureCache(GripSignature(key: Array(String(decoding: key, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)))
         }
         zhttp = try Socket(host.context, .router)
         try zhttp.setLinger(milliseconds: 0)

@@ -23,7 +23,28 @@ enum EnvelopeTargets {
         FuzzTarget("replies", "replay, location.confirm and health replies, as consumers and clients read them",
                    seeds: { Seeds.examples(kind: "reply", name: Op.replay) + Seeds.examples(kind: "reply", name: Op.locationConfirm)
                        + Seeds.examples(kind: "reply", name: Op.health) }) { frame in
-            reply(ReplayReply.self, frame) ?? reply(LocationConfirmation.self, frame) ?? reply(HealthStatus.self, frame)
+            layout(frame) ?? reply(ReplayReply.self, frame) ?? reply(LocationConfirmation.self, frame) ?? reply(HealthStatus.self, frame)
         }
+    }
+
+    /// The edge's fast read of a reply (`Wire.replyLayout`) agrees with Foundation's whenever it
+    /// answers: the same `ok`, and a `body` span that parses to the same value.
+    static func layout(_ frame: Data) -> String? {
+        guard let layout = Wire.replyLayout(frame) else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: frame) as? [String: Any] else {
+            return "replyLayout read a frame Foundation refuses"
+        }
+        guard (object["ok"] as? Bool) == layout.ok else {
+            return "replyLayout's ok \(layout.ok) is not Foundation's \(String(describing: object["ok"]))"
+        }
+        guard let span = layout.body else { return object["body"] == nil ? nil : "replyLayout missed the body" }
+        let bytes = frame[(frame.startIndex + span.lowerBound)..<(frame.startIndex + span.upperBound)]
+        // Compared as Foundation writes both back, keys sorted (fragments wrapped in an array).
+        guard let body = try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed), let expected = object["body"],
+              let mine = try? JSONSerialization.data(withJSONObject: [body], options: .sortedKeys),
+              let theirs = try? JSONSerialization.data(withJSONObject: [expected], options: .sortedKeys), mine == theirs else {
+            return "replyLayout's body span does not parse to Foundation's body"
+        }
+        return nil
     }
 }
