@@ -11,7 +11,7 @@ struct CampusWebhookTests {
         return try jsonData(object)
     }
 
-    static let good: [String: Any] = ["id": "android-push", "url": "https://push.example.com/v1/deliveries", "secret": "android-push"]
+    static var good: [String: Any] { ["id": "android-push", "url": "https://push.example.com/v1/deliveries", "secret": "android-push"] }
 
     @Test("an allow-list loads and is found by id; none is an empty list")
     func loads() throws {
