@@ -62,7 +62,7 @@ let package = Package(
     + service("RegionMonitor", executable: "region-monitor", prefix: "RegionMonitor")
     + service("OrderService", executable: "order-service", prefix: "Order")
     + service("KitchenDisplay", executable: "kitchen-display", prefix: "Kitchen")
-    + service("NotificationService", executable: "notification-service", prefix: "Notify", serverDependencies: ["Identity", "CCurl"])
+    + service("NotificationService", executable: "notification-service", prefix: "Notify", serverDependencies: ["Identity", "CCurl", "CCrypto"])
     + [
         // The HTTP edge's pure core: the tnetstring codec, zmq-http packets, the /v1 route table and
         // its OpenAPI document, problems. No sockets, no SQL; the edge server builds on it.

@@ -45,6 +45,7 @@ extension CampusCatalog {
         guard UUID(uuidString: beaconUUID) != nil else { throw fail("beaconUUID", "\"\(beaconUUID)\" is not a UUID") }
         guard !cafes.isEmpty else { throw fail("cafes", "at least one café is needed") }
         guard cafe(defaultCafe) != nil else { throw fail("defaultCafe", "no café has id \"\(defaultCafe)\"") }
+        try validateWebhooks()
         var ids = Set<String>(), majors = Set<Int>(), clipCodes = Set<String>()
         let currencies = Set(Locale.commonISOCurrencyCodes)
         for (index, cafe) in cafes.enumerated() {

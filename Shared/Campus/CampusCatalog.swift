@@ -9,6 +9,8 @@ public struct CampusCatalog: Codable, Sendable, Equatable {
     /// The café whose menu is shown when nothing else decides.
     public var defaultCafe: String
     public var cafes: [Cafe]
+    /// The webhook receivers deliveries may go to (`WebhookEndpoint`); none when absent.
+    public var webhooks: [WebhookEndpoint]?
 
     /// The café with this id.
     public func cafe(_ id: String) -> Cafe? { cafes.first { $0.id == id } }
