@@ -206,7 +206,8 @@ struct ComposeFileTests {
             for port in service.ports {
                 #expect(seen[port.published] == nil, "host port \(port.published) is published by \(seen[port.published] ?? "") and \(service.name)")
                 seen[port.published] = service.name
-                #expect(service.boundPorts.contains(port.container), "\(service.name) publishes \(port.container), which it does not bind")
+                // Pushpin's HTTP port is in its own configuration (ComposeFrontTests), not its environment.
+                #expect(service.isPushpin || service.boundPorts.contains(port.container), "\(service.name) publishes \(port.container), which it does not bind")
                 #expect(port.hostAddress == "127.0.0.1", "\(service.name) publishes \(port.published) beyond loopback; publish wider only on purpose")
             }
         }

@@ -40,14 +40,14 @@ struct ComposeFrontTests {
 
     @Test("only Pushpin's HTTP port reaches the host; its zhttpreq, publish and control ports never do")
     func onlyHTTPPublished() throws {
-        let pushpin = try #require(compose.services.first(where: \.isPushpin))
+        let pushpin = try #require(compose.services.first { $0.isPushpin })
         #expect(pushpin.ports.map(\.container) == [8080], "\(pushpin.ports)")
         #expect(pushpin.ports.allSatisfy { $0.hostAddress == "127.0.0.1" }, "publish it wider only on purpose (an ingress in front)")
         let inner = [pushpinBinds("--zhttp"), pushpinBinds("--publish"), 7463].compactMap { $0 }
         for service in compose.services {
             #expect(service.ports.allSatisfy { !inner.contains($0.published) }, "\(service.name) publishes one of Pushpin's internal ports \(inner)")
         }
-        let twin = try #require(stack.first(where: \.isPushpin))
+        let twin = try #require(stack.first { $0.isPushpin })
         let published = (twin.value["ports"]?.items ?? []).compactMap { $0["target"]?.string.flatMap(Int.init) }
         #expect(published == [8080], "the stack's Pushpin publishes \(published)")
     }
@@ -56,14 +56,14 @@ struct ComposeFrontTests {
     func edgeMounts() throws {
         for (services, keys) in [(compose.services, "/keys"), (stack, "/run/secrets")] {
             let edge = try #require(services.first { $0.executable == "edge" })
-            let pushpin = try #require(services.first(where: \.isPushpin))
+            let pushpin = try #require(services.first { $0.isPushpin })
             let env = edge.environment
             #expect(edge.mounts.contains { $0.isNamedVolume && !$0.readOnly && $0.target == env["CAFE_DATA_DIR"] && $0.source == "edge-data" })
             let gripVolume = try #require(pushpin.mounts.first { $0.isNamedVolume && !$0.readOnly }, "Pushpin keeps its configuration in no volume")
             let grip = try #require(env["CAFE_GRIP_KEY_FILE"])
             #expect(edge.mounts.contains { $0.source == gripVolume.source && $0.readOnly && grip == "\($0.target)/sig_key" }, "the edge reads \(grip) from Pushpin's volume, read-only")
             let issuers = try #require(env["CAFE_ISSUERS"])
-            #expect(issuers.hasPrefix("/etc/campus-cafe/issuer/"), issuers)
+            #expect(issuers.hasPrefix("/etc/campus-cafe/issuer/"), "\(issuers)")
             #expect(env["CAFE_KEYS"] == keys)
             let health = try #require(edge.healthcheck)
             #expect(Array(health.prefix(5)) == ["CMD", "cafectl", "health", "edge", "--edge"] && health[5] == "edge@tcp://127.0.0.1:7460", "\(health)")
@@ -75,11 +75,11 @@ struct ComposeFrontTests {
     func stackMatchesCompose() throws {
         for service in stack where service.isFront {
             let twin = try #require(compose.service(service.name))
-            #expect(service.command == twin.command, service.name)
+            #expect(service.command == twin.command, "\(service.name)")
             var expected = twin.environment
             if expected["CAFE_KEYS"] != nil { expected["CAFE_KEYS"] = "/run/secrets" }
             #expect(service.environment == expected, "\(service.name) environment differs from compose beyond CAFE_KEYS")
-            #expect(service.value["deploy"]?["placement"]?["constraints"]?.strings == ["node.labels.campus-cafe.edge == true"], service.name)
+            #expect(service.value["deploy"]?["placement"]?["constraints"]?.strings == ["node.labels.campus-cafe.edge == true"], "\(service.name)")
             #expect(service.value["deploy"]?["replicas"]?.string == "1")
         }
         let edge = try #require(stack.first { $0.executable == "edge" })
@@ -89,7 +89,7 @@ struct ComposeFrontTests {
 
     @Test("Pushpin's image is Debian's pushpin package on the same Debian release as the campus image, rendered by render.sh")
     func pushpinImage() throws {
-        let pushpin = try #require(compose.services.first(where: \.isPushpin))
+        let pushpin = try #require(compose.services.first { $0.isPushpin })
         #expect(pushpin.value["build"]?["context"]?.string == "pushpin")
         let image = try Dockerfile.load("deploy/pushpin/Dockerfile")
         let campus = try Dockerfile.load()
