@@ -3,6 +3,8 @@
 # GET /v1/menu and POST /v1/orders (a retried order: one Idempotency-Key, so the same order each
 # time) through Pushpin → edge → order-service, beside the same load against a second Pushpin's
 # own test route (the ceiling without us), and the CPU each process spends per menu request.
+# New orders, each with its own reservation and Idempotency-Key, are driven open-loop by
+# deploy/edge-orders.py at fixed rates, beside the same tool against the test route.
 # A measurement, not a test. It starts a plain-mode platform from the release build on the
 # default ports, so run it on a quiet machine in its own network namespace:
 #
@@ -17,7 +19,11 @@ cleanup() { deploy/stop-local.sh "$D" >/dev/null 2>&1 || true; [ -f "$P/pid" ] &
 trap cleanup EXIT
 # The edge's own limits are per token and address; one token drives this load, so they are lifted.
 export CAFE_TOKEN_RATE=100000 CAFE_TOKEN_BURST=100000 CAFE_ADDRESS_RATE=100000 CAFE_ADDRESS_BURST=100000
-deploy/run-local.sh --detach --data "$D" --bin "$bin" >/dev/null 2>&1
+# The demo campus with room for every order of the run (12 a window would refuse most of them).
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))
+for cafe in c["cafes"]: cafe["pickup"]["capacity"] = 10000
+json.dump(c, open(sys.argv[2], "w"))' deploy/campus.json "$work/campus.json"
+deploy/run-local.sh --detach --data "$D" --bin "$bin" --campus "$work/campus.json" >/dev/null 2>&1
 deploy/pushpin/render.sh "$P" --http-port 8090 --zhttp tcp://127.0.0.1:7561 --publish tcp://127.0.0.1:7562 --control-port 7563 >/dev/null
 printf '* test\n' > "$P/routes"
 (exec env --default-signal pushpin --config "$P/pushpin.conf" > "$P/log" 2>&1) & echo $! > "$P/pid"
@@ -42,5 +48,17 @@ for c in 10 50; do
   run "ceiling-c$c" -c $c http://127.0.0.1:8090/
   run "menu-c$c" -c $c -H "$H" "$API/v1/menu?locale=en_US"
   run "order-retry-c$c" -c $c -H "$H" -H "$J" -H 'Idempotency-Key: k-bench-0001' -d "$work/order.json" "$API/v1/orders"
+done
+# Open-loop new orders: 100 phones signed in, each order reserves and then places.
+for i in $(seq 1 100); do
+  id=$(deploy/local-issuer.sh token "$D/issuer" "bench-$i" "n-$i")
+  t=$(curl -s -X POST $API/v1/sessions -H "$J" -d '{"idToken":"'$id'","nonce":"n-'$i'","deviceId":"bench-phone-'$i'"}' | sed 's/.*"token":"\([^"]*\)".*/\1/')
+  curl -sf -o /dev/null -X PUT $API/v1/devices/bench-phone-$i/registration -H "Authorization: Bearer $t" -H "$J" \
+    -d '{"channel":"bus","language":"en","locale":"en_US","authorization":"authorized"}'
+  echo "$t bench-phone-$i"
+done > "$work/sessions"
+for rate in 50 100 200; do
+  python3 deploy/edge-orders.py --ceiling http://127.0.0.1:8090/ --rate $rate --seconds 20
+  python3 deploy/edge-orders.py --base $API --sessions "$work/sessions" --rate $rate --seconds 20 --run "r$rate"
 done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
