@@ -105,7 +105,7 @@ struct StreamsEndToEndTests {
 /// ROUTER that answers Pushpin's requests, plus a PUB socket publishing as order-service (plain
 /// mode: the name is the proof). `stop()` ends all of it; call it in a `defer`.
 final class BusPushpinRig {
-    let pushpin: PushpinProcess
+    let pushpin: StreamsPushpin
     let harness: StreamsHarness
     private let bus = Process()
     private let context: Context
@@ -125,7 +125,7 @@ final class BusPushpinRig {
     }
 
     init() throws {
-        pushpin = try PushpinProcess()
+        pushpin = try StreamsPushpin()
         let ports = try LoopbackPorts.free(3)
         bus.executableURL = try Self.binaryDirectory().appendingPathComponent("bus")
         bus.arguments = ["--xsub", "tcp://127.0.0.1:\(ports[0])", "--xpub", "tcp://127.0.0.1:\(ports[1])", "--listen", "tcp://127.0.0.1:\(ports[2])",

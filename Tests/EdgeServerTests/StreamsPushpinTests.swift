@@ -49,7 +49,7 @@ struct StreamsPushpinTests {
 
     @Test("a held curl client gets the backlog, then an event published through the streams; resuming with Last-Event-ID gets only what it missed")
     func heldAndResumed() throws {
-        let pushpin = try PushpinProcess()
+        let pushpin = try StreamsPushpin()
         defer { pushpin.stop() }
         let harness = try StreamsHarness(publishEndpoint: "tcp://127.0.0.1:\(pushpin.pushInPort)")
         let context = try Context()
@@ -86,7 +86,7 @@ struct StreamsPushpinTests {
 
     @Test("a caller the service refuses gets the problem through Pushpin, and is not held")
     func refusedThroughPushpin() throws {
-        let pushpin = try PushpinProcess()
+        let pushpin = try StreamsPushpin()
         defer { pushpin.stop() }
         let harness = try StreamsHarness(publishEndpoint: "tcp://127.0.0.1:\(pushpin.pushInPort)")
         harness.service.answer = Problem(.forbidden, "not your order").response

@@ -32,6 +32,30 @@ public final class PushpinProcess {
         guard render.terminationStatus == 0 else { throw PushpinError("render.sh exited \(render.terminationStatus)") }
     }
 
+    /// Whether Debian's Pushpin is installed (suites that need it are enabled only then).
+    public static var installed: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/pushpin") }
+
+    /// Sets `key=value` lines of the rendered pushpin.conf before `start()`: a test's or a
+    /// measurement's knobs (`client_maxconn`, `message_rate`). Only keys the template already has,
+    /// so the configuration measured stays the one shipped but for what is named.
+    public func override(_ settings: [String: String]) throws {
+        let file = folder.appendingPathComponent("pushpin.conf")
+        var lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+        for (key, value) in settings {
+            guard let index = lines.firstIndex(where: { $0.hasPrefix("\(key)=") }) else { throw PushpinError("pushpin.conf.template has no \(key)") }
+            lines[index] = "\(key)=\(value)"
+        }
+        try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    /// The end of each of Pushpin's own logs (condure, proxy, handler), for a failure's message.
+    public var logs: String {
+        ["condure", "pushpin-proxy", "pushpin-handler"].map { name in
+            let text = (try? String(contentsOf: folder.appendingPathComponent("logs/\(name).log"), encoding: .utf8)) ?? ""
+            return "\(name): \(text.suffix(1500))"
+        }.joined(separator: "\n")
+    }
+
     static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
