@@ -18,7 +18,11 @@
 #    compose file's `keys` tool, `up -d --no-build`, every health check passing.
 # 5. The seed scenario through the published loopback ports with the host's cafectl, in
 #    deployed mode: the phone's walk, menu, reservation, order, a refused bump by the phone, the
-#    kitchen's bumps, ready, the inbox.
+#    kitchen's bumps, ready, the inbox. Then the same scenario over HTTP through Pushpin
+#    (127.0.0.1:8080) and the edge with curl, as deploy/README's "Walking it over HTTP": sign-in
+#    with a local test issuer's ID token, registration, sightings, the nearest café's menu, a
+#    reservation, an order, a kitchen token from `cafectl tokens issue`, the bumps, the order's
+#    SSE backlog ending with order.ready, the inbox.
 # 6. One container of each service killed with SIGKILL: each comes back healthy on its own, the
 #    order placed before the kills reaches ready afterwards, and nothing was lost or doubled.
 # 7. SIGTERM to the bus, then to every service with the bus gone: each exits by itself (no
@@ -56,6 +60,9 @@ stack_project=campus-cafe-stack-test
 current="$project"
 image=campus-cafe:latest
 services=(bus beacon-ingest-s0 beacon-ingest-s1 region-monitor-s0 region-monitor-s1 order-service kitchen-display notification-service)
+# The HTTP front, healthy with the rest (the kills and stops below are the services').
+front=(pushpin edge)
+pushpin_image=campus-cafe-pushpin:latest
 passed=0
 failed=0
 failures=()
@@ -275,6 +282,17 @@ if [ "$build" -eq 1 ]; then
   if [ "$status" -ne 0 ]; then tail -n 40 "$build_log"; abort "docker build (deploy/Dockerfile); the log is $build_log"; fi
   pass "the image builds from deploy/Dockerfile in $((SECONDS - build_started)) s"
 fi
+if [ "$build" -eq 1 ]; then
+  say "building $pushpin_image from deploy/pushpin (Debian's pushpin package)"
+  if [ "$engine" = podman ]; then
+    podman build --pull=never -t "$pushpin_image" deploy/pushpin >"$state/build-pushpin.log" 2>&1
+  else
+    docker build -t "$pushpin_image" deploy/pushpin >"$state/build-pushpin.log" 2>&1
+  fi
+  if [ $? -ne 0 ]; then tail -n 30 "$state/build-pushpin.log"; abort "build deploy/pushpin/Dockerfile; the log is $state/build-pushpin.log"; fi
+  pass "the Pushpin image builds from deploy/pushpin/Dockerfile"
+fi
+"$engine" image inspect "$pushpin_image" >/dev/null 2>&1 || abort "no image $pushpin_image (run without --no-build)"
 "$engine" image inspect "$image" >/dev/null 2>&1 || abort "no image $image (run without --no-build)"
 image_bytes="$("$engine" image inspect --format '{{.Size}}' "$image")"
 image_mb=$((image_bytes / 1000000))
@@ -285,14 +303,14 @@ check "the image is under 250 MB ($image_mb MB)" test "$image_mb" -lt 250
 # runtime and Foundation resolve. (Prices and pickup times, which need ICU's data, are formatted
 # by the scenario below.)
 started_ok=0
-for product in bus beacon-ingest region-monitor order-service kitchen-display notification-service cafectl load-test; do
+for product in bus beacon-ingest region-monitor order-service kitchen-display notification-service edge cafectl load-test; do
   if "$engine" run --rm --network none "$image" "$product" --help >/dev/null 2>"$state/help.err"; then
     started_ok=$((started_ok + 1))
   else
     fail "$product --help runs in the image: $(tail -n 3 "$state/help.err")"
   fi
 done
-[ "$started_ok" -eq 8 ] && pass "every binary starts in the image"
+[ "$started_ok" -eq 9 ] && pass "every binary starts in the image"
 
 # -- 4. the compose file, as an operator starts it ------------------------------------------------------
 
@@ -300,13 +318,17 @@ volumes_before="$("$engine" volume ls -q 2>/dev/null | tr '\n' ' ')"
 work="$(mktemp -d /var/tmp/campus-cafe-compose.XXXXXX)"
 mkdir -p "$work/deploy/keys"
 cp deploy/docker-compose.yml deploy/swarm-stack.yml deploy/campus.json "$work/deploy/"
+cp -r deploy/pushpin "$work/deploy/"
+# The edge's sign-in trusts a local test issuer here; an operator puts their identity provider's.
+deploy/local-issuer.sh init "$work/deploy/issuer" || abort "deploy/local-issuer.sh init"
+chmod -R a+rX "$work/deploy/issuer"
 cd "$work/deploy"
 C=( "${compose[@]}" -p "$project" -f docker-compose.yml )
 S=( "${compose[@]}" -p "$stack_project" -f swarm-stack.yml )
 
 # Nothing else may hold the published ports.
 busy=""
-for port in 7401 7402 7403 7410 7411 7420 7421 7430 7440 7450; do
+for port in 7401 7402 7403 7410 7411 7420 7421 7430 7440 7450 7460 8080; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then busy="$busy $port"; fi
 done
 [ -z "$busy" ] || abort "the published ports are free (in use:$busy; stop deploy/run-local.sh or the other platform)"
@@ -315,7 +337,8 @@ say "keys: ${C[*]} --profile tools run --rm keys"
 "${C[@]}" --profile tools run --rm keys >"$work/keys.log" 2>&1 || { cat "$work/keys.log"; abort "the keys tool makes the key folder"; }
 "${C[@]}" --profile tools run --rm keys add /keys phone-alice --role phone --device phone-1 --user alice --owner 10001:10001 >>"$work/keys.log" 2>&1 \
   && "${C[@]}" --profile tools run --rm keys add /keys kitchen-macs --role kitchen --cafe caffe-macs --owner 10001:10001 >>"$work/keys.log" 2>&1 \
-  || { cat "$work/keys.log"; abort "the keys tool adds a phone and a kitchen key"; }
+  && "${C[@]}" --profile tools run --rm keys add /keys edge --role edge --owner 10001:10001 >>"$work/keys.log" 2>&1 \
+  || { cat "$work/keys.log"; abort "the keys tool adds a phone, a kitchen and the edge's key"; }
 key_owner="$(stat -c '%u:%g %a' keys/bus.key 2>/dev/null)"
 check "the keys tool makes 0600 key files owned by the image's user (bus.key: $key_owner)" test "$key_owner" = "10001:10001 600"
 
@@ -343,11 +366,11 @@ container_healthy() {
   else [ "$(docker inspect --format '{{.State.Health.Status}}' "$1" 2>/dev/null)" = healthy ]; fi
 }
 healthy() { "$engine" ps --filter "label=com.docker.compose.project=$current" --format '{{.Names}} {{.Status}}' | grep -c "(healthy)"; }
-# wait_healthy SECONDS: until all eight services are healthy.
+# wait_healthy SECONDS: until all eight services and the HTTP front are healthy.
 wait_healthy() {
   local deadline=$((SECONDS + $1))
   while [ "$SECONDS" -lt "$deadline" ]; do
-    [ "$(healthy)" -ge "${#services[@]}" ] && return 0
+    [ "$(healthy)" -ge "$((${#services[@]} + ${#front[@]}))" ] && return 0
     sleep 1
   done
   "$engine" ps -a --filter "label=com.docker.compose.project=$current" --format '{{.Names}} {{.Status}}' >&2
@@ -358,9 +381,9 @@ say "up: ${C[*]} up -d --no-build"
 up_started=$SECONDS
 "${C[@]}" up -d --no-build >"$work/up.log" 2>&1 || { tail -n 30 "$work/up.log"; abort "compose up -d"; }
 if wait_healthy 240; then
-  pass "all ${#services[@]} services healthy $((SECONDS - up_started)) s after up"
+  pass "all ${#services[@]} services, Pushpin and the edge healthy $((SECONDS - up_started)) s after up"
 else
-  for service in "${services[@]}"; do echo "--- $service"; "$engine" logs --tail 15 "$(container "$service")" 2>&1; done
+  for service in "${services[@]}" "${front[@]}"; do echo "--- $service"; "$engine" logs --tail 15 "$(container "$service")" 2>&1; done
   abort "all ${#services[@]} services healthy within 240 s"
 fi
 tool_health() { "${C[@]}" --profile tools run --rm cafectl health >"$work/tool.log" 2>&1 || { tail -n 20 "$work/tool.log"; return 1; }; }
@@ -434,6 +457,83 @@ want='"ready"'
 check "the order is ready" eventually 20 order get "$first" "${phone[@]}"
 want="$first"
 check "the phone's inbox has the ready notification" eventually 20 inbox "${phone[@]}"
+
+# -- 5b. the same scenario over HTTP: Pushpin on 127.0.0.1:8080, the edge behind it -----------------------------
+
+API=http://127.0.0.1:8080
+J='Content-Type: application/json'
+issuer="$work/deploy/issuer"
+# hc ARGS...: curl, its body in $out, its status in $code.
+hc() { code="$(curl -s -m 10 -o "$out" -w '%{http_code}' "$@")"; }
+# json NAME: the first string value of "NAME" in $out.
+json() { sed -n 's/.*"'"$1"'":"\([^"]*\)".*/\1/p' "$out" | head -n 1; }
+http_eventually() {  # SECONDS ARGS...: curl until it answers 200 with $want in the body
+  local deadline=$((SECONDS + $1)); shift
+  while :; do
+    hc "$@"; [ "$code" = 200 ] && grep -q -- "$want" "$out" && return 0
+    [ "$SECONDS" -ge "$deadline" ] && { echo "HTTP $code: $(head -c 400 "$out")" >&2; return 1; }
+    sleep 0.5
+  done
+}
+check "Pushpin answers on 8080 and the edge behind it serves GET /v1/openapi.json" hc "$API/v1/openapi.json"
+check "the OpenAPI document is 200 JSON" sh -c "[ '$code' = 200 ] && grep -q openapi '$out'"
+hc -X POST "$API/v1/sessions" -H "$J" -d '{"idToken":"not.a.token","nonce":"n-1","deviceId":"phone-http"}'
+check "a malformed ID token is refused (HTTP $code)" test "$code" = 401 -o "$code" = 400
+id_token="$(deploy/local-issuer.sh token "$issuer" alice n-http)"
+hc -X POST "$API/v1/sessions" -H "$J" -d '{"idToken":"'"$id_token"'","nonce":"n-http","deviceId":"phone-http"}'
+TOKEN="$(json token)"
+check "sign-in with the local test issuer's ID token gives a bearer session (HTTP $code)" test -n "$TOKEN"
+H="Authorization: Bearer $TOKEN"
+hc "$API/v1/menu?locale=en_US"
+check "the menu without a session is refused (HTTP $code)" test "$code" = 401
+hc -X PUT "$API/v1/devices/phone-http/registration" -H "$H" -H "$J" -d '{"channel":"bus","language":"en","locale":"en_US","authorization":"authorized"}' \
+  && [ "$code" = 200 ] \
+  && hc -X PUT "$API/v1/devices/phone-http/location-authorization" -H "$H" -H "$J" \
+       -d '{"authorization":"whenInUse","foreground":true,"precise":true,"monitoringAvailable":true,"rangingAvailable":true}' \
+  && [ "$code" = 200 ]
+check "the device's registration and location authorization over HTTP" test $? -eq 0
+sighting='{"uuid":"'"$UUID"'","major":1,"minor":1,"rssi":-62,"measuredPower":-59,"timestamp":"'"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'"}'
+hc -X POST "$API/v1/devices/phone-http/sightings" -H "$H" -H "$J" -d '{"sightings":['"$sighting,$sighting,$sighting"']}'
+check "three sightings of Caffè Macs's counter beacon (HTTP $code)" test "$code" = 200
+want='"rule":"nearestBeacon"'
+check "the menu comes from the nearest beacon's café" http_eventually 20 "$API/v1/menu?locale=en_US" -H "$H"
+http_order=""
+http_place() {
+  hc -X POST "$API/v1/cafes/caffe-macs/reservations" -H "$H" -H "$J" -d '{"locale":"en_US"}'
+  local reservation; reservation="$(json reservationId)"
+  [ "$code" = 200 ] && [ -n "$reservation" ] || { echo "reserve: HTTP $code $(head -c 300 "$out")" >&2; return 1; }
+  hc -X POST "$API/v1/orders" -H "$H" -H "$J" -H 'Idempotency-Key: k-compose-0001' \
+    -d '{"channel":"app","cafeId":"caffe-macs","reservationId":"'"$reservation"'","locale":"en_US","paymentToken":"tok_4242424242424242","items":[{"itemId":"burger","quantity":1,"modifiers":["cheese"]},{"itemId":"caesar","quantity":1}]}'
+  http_order="$(json orderId)"
+  [ "$code" = 200 ] && [ -n "$http_order" ] || { echo "order: HTTP $code $(head -c 300 "$out")" >&2; return 1; }
+}
+check "a reservation and an order over HTTP" http_place
+cc tokens issue --kind kitchen --cafe caffe-macs --edge edge@tcp://127.0.0.1:7460 "${operator[@]}"
+KITCHEN="$(field token)"
+check "cafectl tokens issue gives the kitchen tablet a token through the edge's published port" test -n "$KITCHEN"
+hc -X POST "$API/v1/kitchen/tickets/$http_order:grill/bump" -H "$H"
+check "the phone's session may not bump a ticket (HTTP $code)" test "$code" = 403
+want="$http_order:grill"
+check "the kitchen tablet sees the order's grill ticket" http_eventually 20 "$API/v1/kitchen/tickets" -H "Authorization: Bearer $KITCHEN"
+http_bumps() {
+  hc -X POST "$API/v1/kitchen/tickets/$http_order:grill/bump" -H "Authorization: Bearer $KITCHEN" && [ "$code" = 200 ] \
+    && hc -X POST "$API/v1/kitchen/tickets/$http_order:salad/bump" -H "Authorization: Bearer $KITCHEN" && [ "$code" = 200 ]
+}
+check "the kitchen tablet bumps the grill and salad tickets" http_bumps
+# The order's SSE stream, held by Pushpin: what the phone missed first, ending with order.ready.
+sse_ready() {
+  local deadline=$((SECONDS + 20)) last
+  while :; do
+    { curl -sN -m 2 "$API/v1/orders/$http_order/events" -H "$H" || true; } > "$work/sse.txt"
+    last="$(grep '^event: order' "$work/sse.txt" | tail -n 1)"
+    [ "$last" = "event: order.ready" ] && return 0
+    [ "$SECONDS" -ge "$deadline" ] && { cat "$work/sse.txt" >&2; return 1; }
+    sleep 0.5
+  done
+}
+check "the order's SSE stream sends its backlog ending with event: order.ready" sse_ready
+want="$http_order"
+check "the phone's inbox over HTTP has the ready notification" http_eventually 20 "$API/v1/devices/phone-http/inbox" -H "$H"
 
 # -- 6. kill -9 one container of each service ---------------------------------------------------------------
 
@@ -525,7 +625,7 @@ up_started=$SECONDS
 "${S[@]}" up -d >"$work/up-stack.log" 2>&1 || { tail -n 30 "$work/up-stack.log"; abort "the stack file starts with podman-compose"; }
 if wait_healthy 240; then pass "the stack: all ${#services[@]} services healthy $((SECONDS - up_started)) s after up, keys read from /run/secrets"
 else
-  for service in "${services[@]}"; do echo "--- $service"; "$engine" logs --tail 15 "$(container "$service")" 2>&1; done
+  for service in "${services[@]}" "${front[@]}"; do echo "--- $service"; "$engine" logs --tail 15 "$(container "$service")" 2>&1; done
   abort "the stack: all services healthy within 240 s"
 fi
 cd "$root"
