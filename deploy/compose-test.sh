@@ -12,7 +12,8 @@
 # 2. Base images: pulled when a registry answers; otherwise made here: debian:bookworm-slim with
 #    mmdebstrap, and swift:<major.minor>-bookworm from the installed toolchain (which must be a
 #    Debian bookworm build, as this machine's is). deploy/Dockerfile itself is unchanged.
-# 3. The image (campus-cafe:latest), and its size.
+# 3. The image (campus-cafe:latest), and its size; the Pushpin image (campus-cafe-pushpin:latest,
+#    from deploy/pushpin), built on every run, --no-build too (cached by content, never stale).
 # 4. The compose file, copied with deploy/campus.json to a temporary project (project name
 #    campus-cafe-test, so an operator's own campus-cafe is never touched): keys made by the
 #    compose file's `keys` tool, `up -d --no-build`, every health check passing.
@@ -28,8 +29,9 @@
 # 7. SIGTERM to the bus, then to every service with the bus gone: each exits by itself (no
 #    SIGKILL after 2 s). Then `down` and `up`: the named volumes keep every order and notification.
 # 8. deploy/swarm-stack.yml: rendered by `docker stack config` where a docker client is, run with
-#    its own project until healthy with keys from /run/secrets, an order through to the inbox,
-#    and its liveness health check passing while the bus is stopped.
+#    its own project until healthy with keys (and the edge's issuers file) from /run/secrets, an
+#    order through to the inbox, the HTTP walk of step 5 again for a device of its own, and its
+#    liveness health check passing while the bus is stopped.
 # 9. Teardown (`down -v` of both projects), also on failure or Ctrl-C.
 #
 # It prints `N passed, M failed` and exits 1 when a check failed. When containers cannot run
@@ -38,8 +40,10 @@
 # .ci/run reports and passes.
 #
 # Options: --keep leaves the platform running (and the project folder) for a look afterwards;
-# --no-build reuses an existing campus-cafe:latest. CAFE_COMPOSE_STATE (default
-# /var/tmp/campus-cafe-compose-test) holds the containers.conf, the virtualenv and base tarballs.
+# --no-build reuses an existing campus-cafe:latest (a missing binary fails the checks in step 3).
+# CAFE_COMPOSE_STATE (default
+# /var/tmp/campus-cafe-compose-test) holds the containers.conf, the virtualenv and base tarballs;
+# CAFE_COMPOSE_CAFECTL names the host's cafectl (default: this checkout's debug build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -240,15 +244,18 @@ make_swift_base() {
     || { podman rmi -f "swift:$tag" >/dev/null 2>&1; return 1; }
 }
 
-if [ "$build" -eq 1 ] && [ "$engine" = podman ]; then
+# --no-build still builds the Pushpin image (below), which needs only the Debian base.
+if [ "$engine" = podman ]; then
   swift_tag="${swift_version:-6.3}-bookworm"
-  if ! podman image exists "debian:bookworm-slim" || ! podman image exists "swift:$swift_tag"; then
+  if ! podman image exists "debian:bookworm-slim" || { [ "$build" -eq 1 ] && ! podman image exists "swift:$swift_tag"; }; then
     if registry_answers; then
       say "pulling the base images"
       podman image exists debian:bookworm-slim || podman pull -q docker.io/library/debian:bookworm-slim >/dev/null \
         || abort "pull debian:bookworm-slim"
-      podman image exists "swift:$swift_tag" || podman pull -q "docker.io/library/swift:$swift_tag" >/dev/null \
+      [ "$build" -eq 0 ] || podman image exists "swift:$swift_tag" || podman pull -q "docker.io/library/swift:$swift_tag" >/dev/null \
         || abort "pull swift:$swift_tag"
+    elif [ "$build" -eq 0 ]; then
+      make_debian_slim || abort "make debian:bookworm-slim with mmdebstrap"
     else
       [ -n "$swift_version" ] || skip "no registry answers, and there is no Swift toolchain here to make the build base from"
       grep -q 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null \
@@ -282,16 +289,18 @@ if [ "$build" -eq 1 ]; then
   if [ "$status" -ne 0 ]; then tail -n 40 "$build_log"; abort "docker build (deploy/Dockerfile); the log is $build_log"; fi
   pass "the image builds from deploy/Dockerfile in $((SECONDS - build_started)) s"
 fi
-if [ "$build" -eq 1 ]; then
-  say "building $pushpin_image from deploy/pushpin (Debian's pushpin package)"
-  if [ "$engine" = podman ]; then
-    podman build --pull=never -t "$pushpin_image" deploy/pushpin >"$state/build-pushpin.log" 2>&1
-  else
-    docker build -t "$pushpin_image" deploy/pushpin >"$state/build-pushpin.log" 2>&1
-  fi
-  if [ $? -ne 0 ]; then tail -n 30 "$state/build-pushpin.log"; abort "build deploy/pushpin/Dockerfile; the log is $state/build-pushpin.log"; fi
-  pass "the Pushpin image builds from deploy/pushpin/Dockerfile"
+# The Pushpin image is built on every run, --no-build too: it takes seconds, its layers are cached
+# by the content of deploy/pushpin, and a tag left from an older Dockerfile or entry script would
+# otherwise run silently (it once could not write its volume that way).
+say "building $pushpin_image from deploy/pushpin (Debian's pushpin package)"
+pushpin_started=$SECONDS
+if [ "$engine" = podman ]; then
+  podman build --pull=never -t "$pushpin_image" deploy/pushpin >"$state/build-pushpin.log" 2>&1
+else
+  docker build -t "$pushpin_image" deploy/pushpin >"$state/build-pushpin.log" 2>&1
 fi
+if [ $? -ne 0 ]; then tail -n 30 "$state/build-pushpin.log"; abort "build deploy/pushpin/Dockerfile; the log is $state/build-pushpin.log"; fi
+pass "the Pushpin image builds from deploy/pushpin/Dockerfile in $((SECONDS - pushpin_started)) s"
 "$engine" image inspect "$pushpin_image" >/dev/null 2>&1 || abort "no image $pushpin_image (run without --no-build)"
 "$engine" image inspect "$image" >/dev/null 2>&1 || abort "no image $image (run without --no-build)"
 image_bytes="$("$engine" image inspect --format '{{.Size}}' "$image")"
@@ -392,7 +401,8 @@ check "the cafectl tool inside the network (profile tools) asks every service as
 # -- 5. the scenario, from the host through the published ports --------------------------------------------
 
 cd "$root"
-cafectl="$(swift build --show-bin-path 2>/dev/null)/cafectl"
+# CAFE_COMPOSE_CAFECTL: a cafectl already built elsewhere (a release build, another checkout).
+cafectl="${CAFE_COMPOSE_CAFECTL:-$(swift build --show-bin-path 2>/dev/null)/cafectl}"
 if [ ! -x "$cafectl" ]; then
   say "building cafectl for the host"
   swift build --product cafectl >"$work/cafectl-build.log" 2>&1 || { tail -n 20 "$work/cafectl-build.log"; abort "swift build --product cafectl"; }
@@ -475,51 +485,60 @@ http_eventually() {  # SECONDS ARGS...: curl until it answers 200 with $want in 
     sleep 0.5
   done
 }
-check "Pushpin answers on 8080 and the edge behind it serves GET /v1/openapi.json" hc "$API/v1/openapi.json"
-check "the OpenAPI document is 200 JSON" sh -c "[ '$code' = 200 ] && grep -q openapi '$out'"
-hc -X POST "$API/v1/sessions" -H "$J" -d '{"idToken":"not.a.token","nonce":"n-1","deviceId":"phone-http"}'
-check "a malformed ID token is refused (HTTP $code)" test "$code" = 401 -o "$code" = 400
-id_token="$(deploy/local-issuer.sh token "$issuer" alice n-http)"
-hc -X POST "$API/v1/sessions" -H "$J" -d '{"idToken":"'"$id_token"'","nonce":"n-http","deviceId":"phone-http"}'
-TOKEN="$(json token)"
-check "sign-in with the local test issuer's ID token gives a bearer session (HTTP $code)" test -n "$TOKEN"
-H="Authorization: Bearer $TOKEN"
-hc "$API/v1/menu?locale=en_US"
-check "the menu without a session is refused (HTTP $code)" test "$code" = 401
-hc -X PUT "$API/v1/devices/phone-http/registration" -H "$H" -H "$J" -d '{"channel":"bus","language":"en","locale":"en_US","authorization":"authorized"}' \
-  && [ "$code" = 200 ] \
-  && hc -X PUT "$API/v1/devices/phone-http/location-authorization" -H "$H" -H "$J" \
-       -d '{"authorization":"whenInUse","foreground":true,"precise":true,"monitoringAvailable":true,"rangingAvailable":true}' \
-  && [ "$code" = 200 ]
-check "the device's registration and location authorization over HTTP" test $? -eq 0
-sighting='{"uuid":"'"$UUID"'","major":1,"minor":1,"rssi":-62,"measuredPower":-59,"timestamp":"'"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'"}'
-hc -X POST "$API/v1/devices/phone-http/sightings" -H "$H" -H "$J" -d '{"sightings":['"$sighting,$sighting,$sighting"']}'
-check "three sightings of Caffè Macs's counter beacon (HTTP $code)" test "$code" = 200
-want='"rule":"nearestBeacon"'
-check "the menu comes from the nearest beacon's café" http_eventually 20 "$API/v1/menu?locale=en_US" -H "$H"
-http_order=""
-http_place() {
+# http_walk PREFIX DEVICE: the phone's walk over HTTP as deploy/README's "Walking it over HTTP",
+# for a device of its own (each ID token signs in once, each device serves one account), every
+# check named with PREFIX. The compose phase and the stack phase both run it.
+http_walk() {
+  local p="$1" device="$2" nonce="n-$2" id_token sighting
+  check "${p}Pushpin answers on 8080 and the edge behind it serves GET /v1/openapi.json" hc "$API/v1/openapi.json"
+  check "${p}the OpenAPI document is 200 JSON" sh -c "[ '$code' = 200 ] && grep -q openapi '$out'"
+  hc -X POST "$API/v1/sessions" -H "$J" -d '{"idToken":"not.a.token","nonce":"'"$nonce"'","deviceId":"'"$device"'"}'
+  check "${p}a malformed ID token is refused (HTTP $code)" test "$code" = 401 -o "$code" = 400
+  id_token="$(deploy/local-issuer.sh token "$issuer" alice "$nonce")"
+  hc -X POST "$API/v1/sessions" -H "$J" -d '{"idToken":"'"$id_token"'","nonce":"'"$nonce"'","deviceId":"'"$device"'"}'
+  TOKEN="$(json token)"
+  check "${p}sign-in with the local test issuer's ID token gives a bearer session (HTTP $code)" test -n "$TOKEN"
+  H="Authorization: Bearer $TOKEN"
+  hc "$API/v1/menu?locale=en_US"
+  check "${p}the menu without a session is refused (HTTP $code)" test "$code" = 401
+  hc -X PUT "$API/v1/devices/$device/registration" -H "$H" -H "$J" -d '{"channel":"bus","language":"en","locale":"en_US","authorization":"authorized"}' \
+    && [ "$code" = 200 ] \
+    && hc -X PUT "$API/v1/devices/$device/location-authorization" -H "$H" -H "$J" \
+         -d '{"authorization":"whenInUse","foreground":true,"precise":true,"monitoringAvailable":true,"rangingAvailable":true}' \
+    && [ "$code" = 200 ]
+  check "${p}the device's registration and location authorization over HTTP" test $? -eq 0
+  sighting='{"uuid":"'"$UUID"'","major":1,"minor":1,"rssi":-62,"measuredPower":-59,"timestamp":"'"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'"}'
+  hc -X POST "$API/v1/devices/$device/sightings" -H "$H" -H "$J" -d '{"sightings":['"$sighting,$sighting,$sighting"']}'
+  check "${p}three sightings of Caffè Macs's counter beacon (HTTP $code)" test "$code" = 200
+  want='"rule":"nearestBeacon"'
+  check "${p}the menu comes from the nearest beacon's café" http_eventually 20 "$API/v1/menu?locale=en_US" -H "$H"
+  http_order=""
+  check "${p}a reservation and an order over HTTP" http_place "k-$device-0001"
+  cc tokens issue --kind kitchen --cafe caffe-macs --edge edge@tcp://127.0.0.1:7460 "${operator[@]}"
+  KITCHEN="$(field token)"
+  check "${p}cafectl tokens issue gives the kitchen tablet a token through the edge's published port" test -n "$KITCHEN"
+  hc -X POST "$API/v1/kitchen/tickets/$http_order:grill/bump" -H "$H"
+  check "${p}the phone's session may not bump a ticket (HTTP $code)" test "$code" = 403
+  want="$http_order:grill"
+  check "${p}the kitchen tablet sees the order's grill ticket" http_eventually 20 "$API/v1/kitchen/tickets" -H "Authorization: Bearer $KITCHEN"
+  check "${p}the kitchen tablet bumps the grill and salad tickets" http_bumps
+  check "${p}the order's SSE stream sends its backlog ending with event: order.ready" sse_ready
+  want="$http_order"
+  check "${p}the phone's inbox over HTTP has the ready notification" http_eventually 20 "$API/v1/devices/$device/inbox" -H "$H"
+}
+http_place() {  # IDEMPOTENCY-KEY: reserves the next window and orders; the id in $http_order
   hc -X POST "$API/v1/cafes/caffe-macs/reservations" -H "$H" -H "$J" -d '{"locale":"en_US"}'
   local reservation; reservation="$(json reservationId)"
   [ "$code" = 200 ] && [ -n "$reservation" ] || { echo "reserve: HTTP $code $(head -c 300 "$out")" >&2; return 1; }
-  hc -X POST "$API/v1/orders" -H "$H" -H "$J" -H 'Idempotency-Key: k-compose-0001' \
+  hc -X POST "$API/v1/orders" -H "$H" -H "$J" -H "Idempotency-Key: $1" \
     -d '{"channel":"app","cafeId":"caffe-macs","reservationId":"'"$reservation"'","locale":"en_US","paymentToken":"tok_4242424242424242","items":[{"itemId":"burger","quantity":1,"modifiers":["cheese"]},{"itemId":"caesar","quantity":1}]}'
   http_order="$(json orderId)"
   [ "$code" = 200 ] && [ -n "$http_order" ] || { echo "order: HTTP $code $(head -c 300 "$out")" >&2; return 1; }
 }
-check "a reservation and an order over HTTP" http_place
-cc tokens issue --kind kitchen --cafe caffe-macs --edge edge@tcp://127.0.0.1:7460 "${operator[@]}"
-KITCHEN="$(field token)"
-check "cafectl tokens issue gives the kitchen tablet a token through the edge's published port" test -n "$KITCHEN"
-hc -X POST "$API/v1/kitchen/tickets/$http_order:grill/bump" -H "$H"
-check "the phone's session may not bump a ticket (HTTP $code)" test "$code" = 403
-want="$http_order:grill"
-check "the kitchen tablet sees the order's grill ticket" http_eventually 20 "$API/v1/kitchen/tickets" -H "Authorization: Bearer $KITCHEN"
 http_bumps() {
   hc -X POST "$API/v1/kitchen/tickets/$http_order:grill/bump" -H "Authorization: Bearer $KITCHEN" && [ "$code" = 200 ] \
     && hc -X POST "$API/v1/kitchen/tickets/$http_order:salad/bump" -H "Authorization: Bearer $KITCHEN" && [ "$code" = 200 ]
 }
-check "the kitchen tablet bumps the grill and salad tickets" http_bumps
 # The order's SSE stream, held by Pushpin: what the phone missed first, ending with order.ready.
 sse_ready() {
   local deadline=$((SECONDS + 20)) last
@@ -531,9 +550,7 @@ sse_ready() {
     sleep 0.5
   done
 }
-check "the order's SSE stream sends its backlog ending with event: order.ready" sse_ready
-want="$http_order"
-check "the phone's inbox over HTTP has the ready notification" http_eventually 20 "$API/v1/devices/phone-http/inbox" -H "$H"
+http_walk "" phone-http
 
 # -- 6. kill -9 one container of each service ---------------------------------------------------------------
 
@@ -609,7 +626,7 @@ check "still one notification per order after down/up (first: $first_count, seco
 
 # -- 8. the Swarm stack file -------------------------------------------------------------------------------------
 # No swarm here: `docker stack config` renders it where a docker client is installed, and
-# podman-compose runs it (secrets and configs as read-only files, deploy: placement ignored),
+# podman-compose runs it (secrets as read-only files; configs and deploy: ignored),
 # with its own project and volumes, until every health check passes and an order goes through.
 
 if command -v docker >/dev/null 2>&1; then
@@ -623,7 +640,10 @@ current="$stack_project"
 say "the stack: ${S[*]} up -d"
 up_started=$SECONDS
 "${S[@]}" up -d >"$work/up-stack.log" 2>&1 || { tail -n 30 "$work/up-stack.log"; abort "the stack file starts with podman-compose"; }
-if wait_healthy 240; then pass "the stack: all ${#services[@]} services healthy $((SECONDS - up_started)) s after up, keys read from /run/secrets"
+if wait_healthy 240; then
+  pass "the stack: all ${#services[@]} services, Pushpin and the edge healthy $((SECONDS - up_started)) s after up, keys read from /run/secrets"
+  # restart: on-failure brings back an edge that started before Pushpin had written its key.
+  say "the stack: the edge restarted $("$engine" inspect --format '{{.RestartCount}}' "$(container edge)" 2>/dev/null) times on its way up"
 else
   for service in "${services[@]}" "${front[@]}"; do echo "--- $service"; "$engine" logs --tail 15 "$(container "$service")" 2>&1; done
   abort "the stack: all services healthy within 240 s"
@@ -642,6 +662,7 @@ check "the stack: the kitchen shows the order" eventually 20 kds tickets "${kitc
 check "the stack: the chef bumps it" bump_all "$third"
 want="$third"
 check "the stack: the phone's inbox has the ready notification" eventually 20 inbox "${phone[@]}"
+http_walk "the stack: " phone-stack
 
 # Liveness: with the bus stopped, order-service is degraded (strict health fails) but its
 # container's check (--live true) still passes, so Swarm would not restart it for nothing.
