@@ -24,6 +24,9 @@
 #    with a local test issuer's ID token, registration, sightings, the nearest café's menu, a
 #    reservation, an order, a kitchen token from `cafectl tokens issue`, the bumps, the order's
 #    SSE backlog ending with order.ready, the inbox.
+#    Then an APNs push: the phone registers an APNs token, an order is bumped, and the strict local
+#    APNs peer (Tests/Peers/apns_peer.py in a container, deploy/apns-peer, added by an override
+#    file) receives exactly one well-formed, correctly signed orderReady push.
 # 6. One container of each service killed with SIGKILL: each comes back healthy on its own, the
 #    order placed before the kills reaches ready afterwards, and nothing was lost or doubled.
 # 7. SIGTERM to the bus, then to every service with the bus gone: each exits by itself (no
@@ -67,6 +70,7 @@ services=(bus beacon-ingest-s0 beacon-ingest-s1 region-monitor-s0 region-monitor
 # The HTTP front, healthy with the rest (the kills and stops below are the services').
 front=(pushpin edge)
 pushpin_image=campus-cafe-pushpin:latest
+apns_image=campus-cafe-apns-peer:test
 passed=0
 failed=0
 failures=()
@@ -301,6 +305,9 @@ else
 fi
 if [ $? -ne 0 ]; then tail -n 30 "$state/build-pushpin.log"; abort "build deploy/pushpin/Dockerfile; the log is $state/build-pushpin.log"; fi
 pass "the Pushpin image builds from deploy/pushpin/Dockerfile in $((SECONDS - pushpin_started)) s"
+# The strict local APNs peer's image (issue 27), for the compose phase's APNs push; as Pushpin's.
+"$engine" build $([ "$engine" = podman ] && echo --pull=never) -t "$apns_image" deploy/apns-peer >"$state/build-apns-peer.log" 2>&1 \
+  || { tail -n 30 "$state/build-apns-peer.log"; abort "build deploy/apns-peer/Dockerfile; the log is $state/build-apns-peer.log"; }
 "$engine" image inspect "$pushpin_image" >/dev/null 2>&1 || abort "no image $pushpin_image (run without --no-build)"
 "$engine" image inspect "$image" >/dev/null 2>&1 || abort "no image $image (run without --no-build)"
 image_bytes="$("$engine" image inspect --format '{{.Size}}' "$image")"
@@ -328,11 +335,32 @@ work="$(mktemp -d /var/tmp/campus-cafe-compose.XXXXXX)"
 mkdir -p "$work/deploy/keys"
 cp deploy/docker-compose.yml deploy/swarm-stack.yml deploy/campus.json "$work/deploy/"
 cp -r deploy/pushpin "$work/deploy/"
+# The strict local APNs peer beside the platform (an override; deploy/apns-peer): its script,
+# a test CA with a server certificate for the name apns-peer, and a team signing key whose public
+# half the peer checks every provider token with. notification-service sees only service/.
+cp deploy/apns-peer/docker-compose.apns-peer.yml "$work/deploy/"
+mkdir -p "$work/deploy/apns-peer" "$work/deploy/apns/peer" "$work/deploy/apns/service"
+cp Tests/Peers/apns_peer.py "$work/deploy/apns-peer/"
+make_apns_files() {
+  local peer="$work/deploy/apns/peer" service="$work/deploy/apns/service"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$peer/ca.key" -out "$service/ca.pem" \
+      -days 2 -subj "/CN=Campus Cafe compose-test APNs CA" \
+    && openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$peer/server.key" -out "$peer/server.csr" -subj /CN=apns-peer \
+    && printf 'subjectAltName=DNS:apns-peer\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > "$peer/ext.cnf" \
+    && openssl x509 -req -in "$peer/server.csr" -CA "$service/ca.pem" -CAkey "$peer/ca.key" -CAserial "$peer/ca.srl" -CAcreateserial \
+         -out "$peer/server.pem" -days 2 -extfile "$peer/ext.cnf" \
+    && openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$service/AuthKey_ABC123DEFG.p8" \
+    && openssl pkey -in "$service/AuthKey_ABC123DEFG.p8" -pubout -out "$peer/team.pub" \
+    && echo '{}' > "$peer/faults.json" \
+    && chown 10001:10001 "$service/AuthKey_ABC123DEFG.p8" && chmod 0600 "$service/AuthKey_ABC123DEFG.p8" \
+    && chmod 0644 "$service/ca.pem"
+}
+make_apns_files >"$work/apns.log" 2>&1 || { cat "$work/apns.log"; abort "the APNs peer's test CA, certificate and team key"; }
 # The edge's sign-in trusts a local test issuer here; an operator puts their identity provider's.
 deploy/local-issuer.sh init "$work/deploy/issuer" || abort "deploy/local-issuer.sh init"
 chmod -R a+rX "$work/deploy/issuer"
 cd "$work/deploy"
-C=( "${compose[@]}" -p "$project" -f docker-compose.yml )
+C=( "${compose[@]}" -p "$project" -f docker-compose.yml -f docker-compose.apns-peer.yml )
 S=( "${compose[@]}" -p "$stack_project" -f swarm-stack.yml )
 
 # Nothing else may hold the published ports.
@@ -551,6 +579,60 @@ sse_ready() {
   done
 }
 http_walk "" phone-http
+
+# -- 5c. an APNs push through the strict local peer (issue 27) ----------------------------------------------------
+# The phone registers its (sandbox) APNs token; an order is placed and bumped; the peer, which
+# answers 200 only to a well-formed push with a correctly signed provider token, records one
+# orderReady push for it: collapse id the order, the English text.
+
+apns_token=00000000000000000000000000000000000000000000000000000000cafe0001
+apns_record="$work/deploy/apns/peer/record.jsonl"
+cc request notify device.register '{"deviceId":"phone-1","channel":"apns","language":"en","locale":"en_US","authorization":"authorized","apns":{"token":"'"$apns_token"'","environment":"sandbox","topic":"edu.campus.cafe"}}' "${phone[@]}"
+check "the phone registers an APNs token (sandbox, topic edu.campus.cafe)" test $? -eq 0
+# apns_pushes ORDER: "<well-formed orderReady pushes the peer accepted for ORDER> <refused requests for the token>"
+apns_pushes() {
+  python3 - "$apns_record" "$apns_token" "$1" <<'PY'
+import json, os, sys
+path, token, order = sys.argv[1:4]
+ready = refused = 0
+for line in (open(path) if os.path.exists(path) else []):
+    seen = json.loads(line)
+    if seen.get("token") != token:
+        continue
+    if seen.get("status") != 200:
+        refused += 1
+        continue
+    headers, payload = seen.get("headers") or {}, seen.get("payload") or {}
+    alert = (payload.get("aps") or {}).get("alert") or {}
+    if payload.get("kind") == "orderReady" and payload.get("orderId") == order and headers.get("apns-collapse-id") == order \
+            and headers.get("apns-push-type") == "alert" and headers.get("apns-priority") == "10" and alert.get("title") == "Your order is ready":
+        ready += 1
+print(ready, refused)
+PY
+}
+apns_order=""
+apns_walk() {
+  order=""
+  place_order || return 1
+  apns_order="$order"
+  want="$apns_order:grill"
+  eventually 20 kds tickets "${kitchen[@]}" && bump_all "$apns_order"
+}
+check "an order for the APNs phone, bumped by the chef" apns_walk
+apns_ready() {
+  local deadline=$((SECONDS + 20)) counts
+  while :; do
+    counts="$(apns_pushes "$apns_order")"
+    [ "${counts%% *}" -ge 1 ] && break
+    [ "$SECONDS" -ge "$deadline" ] && { echo "APNs peer: $counts; $(tail -n 3 "$apns_record" 2>/dev/null)" >&2; return 1; }
+    sleep 0.5
+  done
+  sleep 2  # a second copy would come within the push timeout's retry, well inside this
+  counts="$(apns_pushes "$apns_order")"
+  echo "APNs peer: $counts (orderReady pushes accepted, requests refused)"
+  [ "$counts" = "1 0" ]
+}
+check "the APNs peer received exactly one well-formed, correctly signed orderReady push (and refused nothing)" apns_ready
 
 # -- 6. kill -9 one container of each service ---------------------------------------------------------------
 
