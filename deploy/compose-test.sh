@@ -423,6 +423,12 @@ else
   for service in "${services[@]}" "${front[@]}"; do echo "--- $service"; "$engine" logs --tail 15 "$(container "$service")" 2>&1; done
   abort "all ${#services[@]} services healthy within 240 s"
 fi
+# Pushpin's process (PID 1 after its entry's exec) runs as the pushpin user, which owns its volume.
+pushpin_unprivileged() {
+  "$engine" exec "$(container pushpin)" sh -c 'while read -r key value rest; do [ "$key" = Uid: ] && uid=$value; done </proc/1/status
+    [ "$uid" = "$(id -u pushpin)" ] && [ "$(stat -c %u /var/lib/pushpin)" = "$uid" ] && [ -f /var/lib/pushpin/sig_key ]'
+}
+check "Pushpin runs as the pushpin user, which owns its volume (the Grip key made there)" pushpin_unprivileged
 tool_health() { "${C[@]}" --profile tools run --rm cafectl health >"$work/tool.log" 2>&1 || { tail -n 20 "$work/tool.log"; return 1; }; }
 check "the cafectl tool inside the network (profile tools) asks every service as operator" tool_health
 
@@ -732,6 +738,7 @@ else
 fi
 cd "$root"
 check "the stack: cafectl health as operator" cc health "${operator[@]}"
+check "the stack: Pushpin runs as the pushpin user, which owns its volume (the edge mounts it too)" pushpin_unprivileged
 cc phone status --authorization whenInUse --foreground true "${phone[@]}" \
   && cc notify register --language en --locale en_US "${phone[@]}" \
   && cc phone sight --uuid "$UUID" --major 1 --minor 1 --rssi -62 --count 3 "${phone[@]}"
