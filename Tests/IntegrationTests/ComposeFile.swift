@@ -31,8 +31,13 @@ struct ComposeService {
         return Array((command ?? []).dropFirst())
     }
     var profiles: [String] { value["profiles"]?.strings ?? [] }
-    /// A long-running part of the platform (not a tool started on demand under a profile).
-    var isPlatformService: Bool { profiles.isEmpty }
+    /// A long-running part of the platform (not a tool started on demand under a profile), other
+    /// than the HTTP front (the edge and Pushpin, held to their own rules by ComposeFrontTests).
+    var isPlatformService: Bool { profiles.isEmpty && !isFront }
+    /// The HTTP front: the edge (a product of the campus image) and Pushpin (its own image).
+    var isFront: Bool { executable == "edge" || isPushpin }
+    /// Pushpin, from the image deploy/pushpin builds (no Campus Café executable in it).
+    var isPushpin: Bool { executable == "campus-cafe-pushpin" }
     /// The tool that makes and changes the key folder (`cafectl keys …`), the one service that mounts it writable.
     var isKeyKeeper: Bool { executable == "cafectl" && arguments.first == "keys" }
 
