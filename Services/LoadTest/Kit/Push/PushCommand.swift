@@ -57,7 +57,7 @@ struct PushReport {
             "push: \(settings.phones) phones arriving at \(String(format: "%g", settings.rate))/s (Poisson, seed \(settings.seed)); the crew bumps each order as the kitchen fires it",
             "                                        n      p50      p90      p99      max  (ms)",
             row("sighting → ready push accepted", phones.compactMap { p in p.acceptedAt.flatMap { a in p.sightingAt.map { a - $0 } } }),
-            row("sighting → order.ready on the bus", phones.compactMap { p in p.readyAt.flatMap { r in p.sightingAt.map { r - $0 } } }),
+            row("sighting → order.ready event", phones.compactMap { p in p.readyAt.flatMap { r in p.sightingAt.map { r - $0 } } }),
             row("order.ready → APNs 200", phones.compactMap { p in p.acceptedAt.flatMap { a in p.readyAt.map { a - $0 } } }),
             "pushes accepted: \(accepted.count) of \(phones.count)" + (accepted.count > 1 && span > 0 ? String(format: ", %.1f/s from first to last", Double(accepted.count - 1) / span) : "")
                 + "; peer connections \(peer.connections), answers other than 200: \(peer.refused)",

@@ -12,9 +12,9 @@ import ZeroMQ
 /// minutes ahead, so its ticket holds. Then the phones arrive, open loop at `rate` (Poisson,
 /// seeded): each reports three readings of a station beacon, as an app batches its ranging. The
 /// kitchen fires the order (`kitchen.paced`, reason arrival) and a crew that never cooks bumps
-/// every fired ticket at once. Per phone: the sighting's due time, when load-test saw
-/// `order.ready` on the bus, and when the peer accepted the `orderReady` alert (its record's
-/// time: the same machine's clock).
+/// every fired ticket at once. Per phone: the sighting's due time, the `order.ready` event's time
+/// (order-service's, in milliseconds), and when the peer accepted the `orderReady` alert (its
+/// record's time: the same machine's clock).
 final class PushRun {
     struct Settings {
         var phones: Int
@@ -139,7 +139,11 @@ final class PushRun {
                 }), as: IngestResult.self)
                 next += 1
             }
-            if let frames = try sub.receiveMultipart(timeoutMilliseconds: 1), frames.count == 2, let envelope = try? Wire.decodeEnvelope(frames[1]) {
+            // Everything the bus holds now (waiting a millisecond for the first).
+            var wait: Int32 = 1
+            while let frames = try sub.receiveMultipart(timeoutMilliseconds: wait) {
+                wait = 0
+                guard frames.count == 2, let envelope = try? Wire.decodeEnvelope(frames[1]) else { continue }
                 switch envelope.body {
                 case .paced(let pacing):
                     // The crew: every ticket the arrival fired is bumped at once.
@@ -148,7 +152,8 @@ final class PushRun {
                         for fire in pacing.fires { bump(fire.ticketId, kitchen) }
                     }
                 case .order(let event) where envelope.type == .orderReady:
-                    if let index = byOrder[event.order.orderId], phones[index].readyAt == nil { phones[index].readyAt = wall }
+                    // order-service's own time of the event (milliseconds), not when this loop got to it.
+                    if let index = byOrder[event.order.orderId], phones[index].readyAt == nil { phones[index].readyAt = envelope.time.date.timeIntervalSince1970 }
                 default:
                     break
                 }
