@@ -23,6 +23,8 @@ final class PushRun {
         var campus: String
         var script: String
         var timeout: Double
+        /// order.ready events played onto the bus at once after the arrivals (0: none).
+        var burst = 0
     }
 
     struct Phone {
@@ -60,7 +62,7 @@ final class PushRun {
     private var wall: Double { Date().timeIntervalSince1970 }
     private var apns: URL { root.appendingPathComponent("apns") }
 
-    func run(progress: (String) -> Void) throws -> (phones: [Phone], peer: PeerTally) {
+    func run(progress: (String) -> Void) throws -> (phones: [Phone], peer: PeerTally, burst: PushBurst.Outcome?) {
         let bin = Bench.binaryDirectory
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let catalog = try CampusCatalog.load(path: settings.campus)
@@ -165,7 +167,11 @@ final class PushRun {
             }
         }
         tally = readRecord(into: &phones)
-        return (phones, tally)
+        guard settings.burst > 0 else { return (phones, tally, nil) }
+        progress("\(settings.burst) order.ready events played onto the bus at once")
+        let burst = try PushBurst(count: settings.burst, cafeId: cafe.id).run(devices: phones.map(\.device), busPub: xsub, notify: notify, context: context,
+                                                                            record: apns.appendingPathComponent("record.jsonl"), timeout: settings.timeout)
+        return (phones, readRecord(into: &phones), burst)
     }
 
     /// A bump as the crew does it; a ticket the kitchen wants started first is started.
