@@ -73,6 +73,8 @@ for line in open(sys.argv[1]):
         what += ["kind=" + str(p.get("kind")), "alert=" + json.dumps(aps["alert"], ensure_ascii=False)]
     if "content-state" in aps:
         what += ["phase=" + str(aps["content-state"].get("phase")), "event=" + str(aps.get("event")), "timestamp=" + str(aps.get("timestamp"))]
+        if "dismissal-date" in aps:
+            what.append("dismissal-date=" + str(aps["dismissal-date"]))
     print(" ".join(what))
 PY
     ;;

@@ -151,7 +151,7 @@ struct RunLocalTests {
         let stamps = updates.compactMap { $0["timestamp"] as? Int }
         #expect(stamps.count == updates.count && zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 }, "\(stamps)")
         // The README's last command prints them, one line each.
-        #expect(printed.contains("200 alert token=5f1d3c0a… apns-collapse-id=\(orderId)") && printed.contains("phase=pickedUp event=end"), "\(printed)")
+        #expect(printed.contains("200 alert token=5f1d3c0a… apns-collapse-id=\(orderId)") && printed.contains("phase=pickedUp event=end timestamp=") && printed.contains(" dismissal-date="), "\(printed)")
     }
 
     @Test("plain run-local.sh runs as before: no keys, health answers any local client")
