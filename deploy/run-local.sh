@@ -90,6 +90,7 @@ apns=()
 if [ "$apns_peer" -eq 1 ]; then
   if /usr/bin/python3 -c 'import h2, cryptography' >/dev/null 2>&1; then
     deploy/local-apns.sh init "$data/apns"
+    rm -f "$data/apns/port"   # the last run's: wait for this one's
     (
       for fd in /proc/$BASHPID/fd/*; do fd="${fd##*/}"; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
       exec deploy/local-apns.sh peer "$data/apns" >>"$data/logs/apns-peer.log" 2>&1
