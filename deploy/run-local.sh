@@ -87,10 +87,10 @@ start bus
 # The local APNs peer (its test CA, certificate and team key made once under $data/apns; what it
 # received in $data/apns/record.jsonl), started first: notification-service is given its port.
 apns=()
+rm -f "$data/apns/port"   # the last run's peer is gone: wait for this one's, or say none runs
 if [ "$apns_peer" -eq 1 ]; then
   if /usr/bin/python3 -c 'import h2, cryptography' >/dev/null 2>&1; then
     deploy/local-apns.sh init "$data/apns"
-    rm -f "$data/apns/port"   # the last run's: wait for this one's
     (
       for fd in /proc/$BASHPID/fd/*; do fd="${fd##*/}"; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
       exec deploy/local-apns.sh peer "$data/apns" >>"$data/logs/apns-peer.log" 2>&1

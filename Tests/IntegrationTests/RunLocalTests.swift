@@ -181,5 +181,12 @@ struct RunLocalTests {
         #expect(try script("stop-local.sh", [data.path]).status == 0)
         #expect(try cafectl(["health", "bus", "--timeout-ms", "300"]).status == 1)
         #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), peer).out == "000", "the peer stopped with the platform")
+        // --no-apns-peer: no peer, and notification-service runs without an APNs key.
+        let without = try script("run-local.sh", ["--detach", "--no-apns-peer", "--data", data.path, "--bin", bin.path])
+        try #require(without.status == 0, "\(without.out) \(without.err)")
+        #expect(!without.err.contains("Local APNs peer") && !FileManager.default.fileExists(atPath: apns.appendingPathComponent("port").path), "\(without.err)")
+        #expect(try cafectl(["health", "notification-service"]).status == 0)
+        #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), peer).out == "000")
+        #expect(try script("stop-local.sh", [data.path]).status == 0)
     }
 }
