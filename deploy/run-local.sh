@@ -2,10 +2,11 @@
 # Starts the whole platform on this machine: the bus and the five services on loopback, each with
 # its SQLite file under a data folder, serving the demo campus; then the HTTP edge and Pushpin in
 # front of it (http://127.0.0.1:8080, and https://localhost:8443 with a local test CA), with a
-# local test issuer for sign-in under DATA/issuer.
+# local test issuer for sign-in under DATA/issuer, and a local APNs (deploy/local-apns.sh) under
+# DATA/apns that notification-service pushes to.
 # Ctrl-C stops everything.
 #
-#   deploy/run-local.sh [--secure] [--data DIR] [--campus FILE] [--release] [--bin DIR] [--detach]
+#   deploy/run-local.sh [--secure] [--data DIR] [--campus FILE] [--release] [--bin DIR] [--detach] [--no-apns-peer]
 #
 # --secure runs deployed mode: CURVE on every socket, every caller known by its key. The keys live
 #   in DIR/keys (made once with `cafectl keys init`, plus demo principals: phone-alice, the phone
@@ -15,6 +16,8 @@
 #   and prints the cafectl flags to act as each principal.
 # --bin uses the executables already built in DIR instead of building.
 # --detach leaves it running in the background; deploy/stop-local.sh [DIR] stops it.
+# --no-apns-peer starts no local APNs peer: notification-service then has no APNs key, and pushes
+#   for devices on the apns channel wait (health degraded: push.credentials).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=data
@@ -22,6 +25,7 @@ campus=deploy/campus.json
 config=debug
 detach=0
 secure=0
+apns_peer=1
 bin=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,6 +35,7 @@ while [ $# -gt 0 ]; do
     --bin) bin="$2"; shift 2 ;;
     --detach) detach=1; shift ;;
     --secure) secure=1; shift ;;
+    --no-apns-peer) apns_peer=0; shift ;;
     *) echo "run-local.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -79,9 +84,32 @@ stop() {
 }
 
 start bus
+# The local APNs peer (its test CA, certificate and team key made once under $data/apns; what it
+# received in $data/apns/record.jsonl), started first: notification-service is given its port.
+apns=()
+rm -f "$data/apns/port"   # the last run's peer is gone: wait for this one's, or say none runs
+if [ "$apns_peer" -eq 1 ]; then
+  if /usr/bin/python3 -c 'import h2, cryptography' >/dev/null 2>&1; then
+    deploy/local-apns.sh init "$data/apns"
+    (
+      for fd in /proc/$BASHPID/fd/*; do fd="${fd##*/}"; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
+      exec deploy/local-apns.sh peer "$data/apns" >>"$data/logs/apns-peer.log" 2>&1
+    ) &
+    echo $! >> "$data/pids"
+    for _ in $(seq 1 100); do [ -f "$data/apns/port" ] && break; sleep 0.1; done
+    if [ -f "$data/apns/port" ]; then
+      mapfile -t apns < <(deploy/local-apns.sh flags "$data/apns")
+    else
+      echo "run-local.sh: the local APNs peer did not start (see $data/logs/apns-peer.log); apns pushes will wait" >&2
+    fi
+  else
+    echo "run-local.sh: no local APNs peer (/usr/bin/python3 lacks h2 or cryptography: deploy/ensure-deps.sh installs them)" >&2
+  fi
+fi
 for service in beacon-ingest region-monitor order-service kitchen-display notification-service; do
   case "$service" in
-    region-monitor|order-service|notification-service) start "$service" --data-dir "$data" --campus "$campus" ;;
+    notification-service) start "$service" --data-dir "$data" --campus "$campus" ${apns[@]+"${apns[@]}"} ;;
+    region-monitor|order-service) start "$service" --data-dir "$data" --campus "$campus" ;;
     *) start "$service" --data-dir "$data" ;;
   esac
 done
@@ -120,6 +148,12 @@ HTTP API: http://127.0.0.1:8080   (Pushpin → edge :7460; GET http://127.0.0.1:
   sign in: deploy/local-issuer.sh token $data/issuer alice n-1 gives an ID token for POST /v1/sessions
   kiosk and kitchen tokens: $bin/cafectl tokens issue --kind kitchen --cafe caffe-macs ${as_operator[*]:-}
 MSG
+    if [ ${#apns[@]} -gt 0 ]; then
+      cat >&2 <<MSG
+Local APNs peer: https://127.0.0.1:$(cat "$data/apns/port") (sandbox and production; key LOCALAPNS1, team CAMPUSCAFE, topic edu.campus.cafe)
+  what it received: $data/apns/record.jsonl, or deploy/local-apns.sh show $data/apns
+MSG
+    fi
     if [ "$secure" -eq 1 ]; then
       cat >&2 <<MSG
 

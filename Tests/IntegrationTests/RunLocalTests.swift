@@ -95,19 +95,22 @@ struct RunLocalTests {
         #expect(try cafectl(["health"] + operatorFlags).status == 0)
     }
 
-    @Test("deploy/README.md's walk over HTTP, run as written against run-local.sh --secure, ends with the order's ready notification; the App Clip's walk confirms, orders and claims")
+    /// The first sh block after `heading` in deploy/README.md.
+    func readmeBlock(_ manual: String, after heading: String) throws -> String {
+        let section = try #require(manual.range(of: heading), "deploy/README.md has no \(heading)")
+        let open = try #require(manual.range(of: "```sh\n", range: section.upperBound..<manual.endIndex))
+        let close = try #require(manual.range(of: "\n```", range: open.upperBound..<manual.endIndex))
+        return String(manual[open.upperBound..<close.lowerBound])
+    }
+
+    @Test("deploy/README.md's walk over HTTP, run as written against run-local.sh --secure, ends with the order's ready notification; the App Clip's walk confirms, orders and claims; the push walk's phone gets one signed orderReady APNs alert and Live Activity updates ending at pickup")
     func httpWalk() throws {
         defer { cleanUp() }
         let manual = try String(contentsOf: DeployFiles.deployFolder.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(manual.range(of: "### Walking it over HTTP"), "deploy/README.md has no HTTP walk")
-        let open = try #require(manual.range(of: "```sh\n", range: section.upperBound..<manual.endIndex))
-        let close = try #require(manual.range(of: "\n```", range: open.upperBound..<manual.endIndex))
         // As written, but in this test's data folder and with the executables already built.
-        // The App Clip's block runs after it, on the same platform.
-        let clipSection = try #require(manual.range(of: "### An App Clip over HTTP"), "deploy/README.md has no App Clip walk")
-        let clipOpen = try #require(manual.range(of: "```sh\n", range: clipSection.upperBound..<manual.endIndex))
-        let clipClose = try #require(manual.range(of: "\n```", range: clipOpen.upperBound..<manual.endIndex))
-        let block = (String(manual[open.upperBound..<close.lowerBound]) + "\n" + String(manual[clipOpen.upperBound..<clipClose.lowerBound]))
+        // The App Clip's block and then the push block run after it, on the same platform.
+        let block = try ["### Walking it over HTTP", "### An App Clip over HTTP", "### Push to a phone (APNs)"].map { try readmeBlock(manual, after: $0) }
+            .joined(separator: "\n")
             .replacingOccurrences(of: "deploy/run-local.sh --secure --detach", with: "deploy/run-local.sh --secure --detach --data \(data.path) --bin \(bin.path) 2>/dev/null")
             .replacingOccurrences(of: " data/", with: " \(data.path)/")
             .replacingOccurrences(of: "$(swift build --show-bin-path)", with: bin.path)
@@ -121,6 +124,34 @@ struct RunLocalTests {
         #expect(walked.out.contains(#""title":"Your order is ready""# + "\n"), "\(walked.out)")
         #expect(walked.out.contains(#""result":"yes""#) && walked.out.contains(#""state":"accepted""#), "the App Clip's confirmation and order: \(walked.out)")
         #expect(walked.out.contains(#"{"orderIds":["ord_"#), "the guest's order claimed: \(walked.out)")
+        #expect(walked.out.contains(#""state":"pickedUp""#), "the push walk's order picked up: \(walked.out)")
+        try expectPushWalk(printed: walked.out)
+    }
+
+    /// What the local APNs peer recorded for the push walk's phone: one orderReady alert it
+    /// accepted (every check passed, the signature too), then the activity's updates to `end`.
+    func expectPushWalk(printed: String) throws {
+        let text = try String(contentsOf: data.appendingPathComponent("apns/record.jsonl"), encoding: .utf8)
+        let seen = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let phone = seen.filter { $0["token"] as? String == "5f1d3c0a9b8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a392817065f4e" }
+        try #require(phone.count == 1, "one push to the phone: \(text)")
+        let alert = phone[0], headers = alert["headers"] as? [String: String] ?? [:], payload = alert["payload"] as? [String: Any] ?? [:]
+        let aps = payload["aps"] as? [String: Any] ?? [:], title = (aps["alert"] as? [String: Any])?["title"] as? String
+        let orderId = try #require(payload["orderId"] as? String)
+        #expect(alert["status"] as? Int == 200 && alert["kid"] as? String == "LOCALAPNS1", "\(alert)")
+        #expect(payload["kind"] as? String == "orderReady" && title == "Deine Bestellung ist fertig" && aps["thread-id"] as? String == orderId, "\(payload)")
+        #expect(headers["apns-push-type"] == "alert" && headers["apns-collapse-id"] == orderId && headers["apns-priority"] == "10" && headers["apns-topic"] == "edu.campus.cafe",
+                "\(headers)")
+        #expect(Int(headers["apns-expiration"] ?? "").map { $0 > Int(Date().timeIntervalSince1970) } == true, "\(headers)")
+        let activity = seen.filter { $0["token"] as? String == "80a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f" }
+        let updates = activity.compactMap { ($0["payload"] as? [String: Any])?["aps"] as? [String: Any] }
+        let phases = updates.compactMap { ($0["content-state"] as? [String: Any])?["phase"] as? String }
+        #expect(activity.allSatisfy { $0["status"] as? Int == 200 && ($0["headers"] as? [String: String])?["apns-push-type"] == "liveactivity" }, "\(activity)")
+        #expect(phases.suffix(3) == ["preparing", "ready", "pickedUp"] && updates.last?["event"] as? String == "end", "\(phases) \(updates)")
+        let stamps = updates.compactMap { $0["timestamp"] as? Int }
+        #expect(stamps.count == updates.count && zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 }, "\(stamps)")
+        // The README's last command prints them, one line each.
+        #expect(printed.contains("200 alert token=5f1d3c0a… apns-collapse-id=\(orderId)") && printed.contains("phase=pickedUp event=end timestamp=") && printed.contains(" dismissal-date="), "\(printed)")
     }
 
     @Test("plain run-local.sh runs as before: no keys, health answers any local client")
@@ -141,7 +172,21 @@ struct RunLocalTests {
         #expect(https.out == "200", "\(https.out) \(https.err)")
         #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "https://localhost:8443/v1/openapi.json"]).status != 0)
         #expect(try http("GET", "/v1/menu?locale=en_US", token: try signIn("bob")).status == 200)
+        // The local APNs peer runs too, over TLS with its own test CA, and says where it records.
+        let apns = data.appendingPathComponent("apns")
+        let port = try String(contentsOf: apns.appendingPathComponent("port"), encoding: .utf8)
+        #expect(started.err.contains("Local APNs peer: https://127.0.0.1:\(port)") && started.err.contains("\(apns.path)/record.jsonl"), "\(started.err)")
+        let peer = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2", "--cacert", apns.appendingPathComponent("ca.crt").path, "-X", "POST", "https://127.0.0.1:\(port)/3/device/00"]
+        #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), peer).out == "400", "a request without an apns-id is refused")
         #expect(try script("stop-local.sh", [data.path]).status == 0)
         #expect(try cafectl(["health", "bus", "--timeout-ms", "300"]).status == 1)
+        #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), peer).out == "000", "the peer stopped with the platform")
+        // --no-apns-peer: no peer, and notification-service runs without an APNs key.
+        let without = try script("run-local.sh", ["--detach", "--no-apns-peer", "--data", data.path, "--bin", bin.path])
+        try #require(without.status == 0, "\(without.out) \(without.err)")
+        #expect(!without.err.contains("Local APNs peer") && !FileManager.default.fileExists(atPath: apns.appendingPathComponent("port").path), "\(without.err)")
+        #expect(try cafectl(["health", "notification-service"]).status == 0)
+        #expect(try runCommand(URL(fileURLWithPath: "/usr/bin/curl"), peer).out == "000")
+        #expect(try script("stop-local.sh", [data.path]).status == 0)
     }
 }
