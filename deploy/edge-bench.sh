@@ -57,7 +57,7 @@ for i in $(seq 1 100); do
     -d '{"channel":"bus","language":"en","locale":"en_US","authorization":"authorized"}'
   echo "$t bench-phone-$i"
 done > "$work/sessions"
-for rate in 50 100 200; do
+for rate in 50 100 150 200; do
   python3 deploy/edge-orders.py --ceiling http://127.0.0.1:8090/ --rate $rate --seconds 20
   python3 deploy/edge-orders.py --base $API --sessions "$work/sessions" --rate $rate --seconds 20 --run "r$rate"
 done

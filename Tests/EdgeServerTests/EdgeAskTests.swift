@@ -1,5 +1,5 @@
 import EdgeCore
-import EdgeServer
+@testable import EdgeServer
 import Foundation
 import Identity
 import Messages
@@ -117,6 +117,44 @@ struct EdgeAskTests {
         }
         host.reactor.run()
         #expect(answers.withLock { $0 } == [503, 504, 504])
+    }
+
+    @Test("beyond --max-in-flight-per-instance waiting for one service, the next is 503 with Retry-After at once; another service is still asked")
+    func perInstanceLimit() throws {
+        defer { close() }
+        let config = try Configuration(program: "edge", specs: EdgeSettings.specs,
+                                       arguments: ["--max-in-flight-per-instance", "1", "--max-in-flight", "10"], environment: [:])
+        #expect(EdgeSettings(config).maxInFlightPerInstance == 1)
+        #expect(throws: (any Error).self) {
+            try Configuration(program: "edge", specs: EdgeSettings.specs, arguments: ["--max-in-flight-per-instance", "0"], environment: [:])
+        }
+        var settings = EdgeSettings(config)
+        settings.ordersEndpoint = "inproc://orders-\(tag)"
+        settings.kitchenEndpoint = "inproc://kitchen-\(tag)"
+        let kitchen = try Socket(host.context, .rep)
+        defer { kitchen.close() }
+        try kitchen.setLinger(milliseconds: 0)
+        try kitchen.bind("inproc://kitchen-\(tag)")
+        let limited = try EdgeServer(host: host, settings: settings, issuers: IssuerConfiguration())
+        defer { limited.close() }
+        let alice = OnBehalfOf.phone("s1", userId: "alice", deviceId: "phone-1")
+        let answers = Mutex<[EdgeResponse]>([])
+        // One waits at order-service (the stand-in does not answer); the second is refused unsent.
+        for _ in 0..<2 {
+            limited.ask(Op.orderGet, Array(#"{"orderId":"ord-1"}"#.utf8), alice) { response in answers.withLock { $0.append(response) } }
+        }
+        let refused = try #require(answers.withLock { $0 }.first)
+        #expect(refused.status == 503)
+        #expect(refused.headers.contains { $0.0 == "Retry-After" && $0.1 == "1" })
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("order-service"))
+        #expect(limited.healthDetails["forward.order-service.shed"] == "1")
+        #expect(limited.healthDetails["forward.order-service.inFlight"] == "1")
+        // kitchen-display has room of its own: its request is sent, not refused.
+        limited.ask(Op.kdsTickets, Array(#"{"cafeId":"caffe-macs"}"#.utf8), .counter("kitchen", "s2", cafeId: "caffe-macs")) { response in
+            answers.withLock { $0.append(response) }
+        }
+        #expect(answers.withLock { $0.count } == 1)
+        #expect(limited.healthDetails["forward.kitchen-display.inFlight"] == "1")
     }
 
     @Test("a service that is not connected (tcp, nobody listening) is 503 at once, naming it")

@@ -214,6 +214,11 @@ public final class EdgeServer: @unchecked Sendable {
             return done(Problem(.httpServiceUnavailable, "the edge has \(settings.maxInFlight) requests waiting for services; try again shortly").response)
         }
         let shard = target.sharded ? Topic.shard(of: deviceId ?? "", count: instances.count) : 0
+        guard instances[shard].inFlight < settings.maxInFlightPerInstance else {
+            instances[shard].shed += 1
+            return done(Problem(.httpServiceUnavailable, "\(target.service) has \(settings.maxInFlightPerInstance) requests waiting; try again shortly",
+                                details: ["service": target.service], headers: [("Retry-After", "1")]).response)
+        }
         nextId &+= 1
         let id = "edge-\(nextId)"
         let frame = ServiceExchange.requestFrame(op: op, id: id, onBehalfOf: principal, body: body)
@@ -254,6 +259,7 @@ public final class EdgeServer: @unchecked Sendable {
             details["forward.\(service).inFlight"] = "\(instances.reduce(0) { $0 + $1.inFlight })"
             details["forward.\(service).timedOut"] = "\(instances.reduce(0) { $0 + $1.timedOut })"
             details["forward.\(service).unavailable"] = "\(instances.reduce(0) { $0 + $1.unavailable })"
+            details["forward.\(service).shed"] = "\(instances.reduce(0) { $0 + $1.shed })"
         }
         return details
     }

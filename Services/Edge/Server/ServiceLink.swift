@@ -23,6 +23,8 @@ final class ServiceLink {
     private(set) var late = 0
     private(set) var timedOut = 0
     private(set) var unavailable = 0
+    /// Requests refused before sending because this instance had its most waiting (503 at once).
+    var shed = 0
     private let logger: Logger
     /// When each kind of failure was last logged (monotonic seconds): at most one line a minute each.
     private var lastLogged: [String: Double] = [:]
