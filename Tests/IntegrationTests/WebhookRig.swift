@@ -16,12 +16,10 @@ final class WebhookRig {
     private var seq: UInt64 = 1
     let now = Timestamp(Date())
 
-    /// `extra`: flags after the peer's (a later flag wins); `secrets`: the secrets file at start
-    /// (the peer's own when nil).
-    init(extra: [String] = [], secrets: [String: String]? = nil) throws {
+    /// `extra`: flags after the peer's (a later flag wins).
+    init(extra: [String] = []) throws {
         platform = try Platform()
         peer = try WebhookPeer(in: platform.root.appendingPathComponent("webhook"), campus: platform.campus)
-        if let secrets { try peer.writeSecrets(secrets) }
         platform.extraArguments["notification-service"] = peer.serviceArguments + ["--webhook-retry-base-seconds", "0.05"] + extra
         try platform.start(busAnd: ["notification-service"])
         context = try Context()
