@@ -52,6 +52,13 @@ static inline void cafe_curl_collect_body(CURL *handle, cafe_curl_body *body) {
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, (void *)body);
 }
 
+/// The value of a response header of the transfer's last answer (`Retry-After`), or NULL.
+static inline const char *cafe_curl_header_value(CURL *handle, const char *name) {
+    struct curl_header *header = NULL;
+    if (curl_easy_header(handle, name, 0, CURLH_HEADER, -1, &header) != CURLHE_OK || header == NULL) return NULL;
+    return header->value;
+}
+
 /// The transfer a done message is about, and its result.
 static inline CURL *cafe_curl_msg_handle(CURLMsg *message) { return message->easy_handle; }
 static inline CURLcode cafe_curl_msg_result(CURLMsg *message) { return message->data.result; }

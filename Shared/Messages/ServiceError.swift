@@ -107,7 +107,7 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
 
     // Notifications.
     public static let unknownNotificationDevice: ErrorCode = "notify.unknownDevice"
-    /// A delivery channel other than "bus".
+    /// A delivery channel other than "bus", "apns" and "webhook".
     public static let notificationChannelUnsupported: ErrorCode = "notify.channelUnsupported"
     /// A language or locale that is not a tag like "de" or "de_DE".
     public static let invalidNotificationLanguage: ErrorCode = "notify.invalidLanguage"
@@ -119,4 +119,6 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let reminderLimitExceeded: ErrorCode = "notify.reminderLimitExceeded"
     /// A reminder for a café the campus catalog does not have.
     public static let unknownReminderCafe: ErrorCode = "notify.unknownCafe"
+    /// A webhook receiver the campus catalog's allow-list does not name.
+    public static let unknownWebhook: ErrorCode = "notify.unknownWebhook"
 }

@@ -38,14 +38,14 @@ final class WebhookSignatureTests: XCTestCase {
         XCTAssertEqual(WebhookAnswer.classify(status: 429), .throttled(reason: "TooManyRequests"))
         XCTAssertEqual(WebhookAnswer.classify(status: 503), .transient(reason: "503"))
         XCTAssertEqual(WebhookAnswer.classify(status: 0), .transient(reason: "no answer"))
-        XCTAssertEqual(WebhookAnswer.classify(status: 404), .refused(status: 404, reason: "webhook 404"))
+        XCTAssertEqual(WebhookAnswer.classify(status: 404), .refused(status: 404, reason: "refused"))
     }
     func testDeliveryKeepsItsIdAcrossAttemptsAndSignsWhatItSends() throws {
         let signer = try XCTUnwrap(WebhookSignature(encoded: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
         let notification = DeviceNotification(notificationId: "ntf_1", deviceId: "dev_1", kind: .orderReady, collapseId: "ord_1", title: "Ready",
                                               body: "Your latte is ready", language: "en", orderId: "ord_1", expiresAt: Timestamp(milliseconds: 9_000_000),
                                               createdAt: Timestamp(milliseconds: 1_000), undeliverableReason: nil)
-        let first = WebhookDelivery(notification: notification, signer: signer, now: Timestamp(milliseconds: 1_614_265_330_000))
+        let first = WebhookDelivery(notification: notification, recipient: "fcm:abc", signer: signer, now: Timestamp(milliseconds: 1_614_265_330_000))
         let again = WebhookDelivery(notification: notification, signer: signer, now: Timestamp(milliseconds: 1_614_265_390_000))
         let header = { (d: WebhookDelivery, n: String) in d.headers.first { $0.name == n }?.value }
         XCTAssertEqual(header(first, "webhook-id"), "ntf_1")
@@ -58,5 +58,6 @@ final class WebhookSignatureTests: XCTestCase {
         XCTAssertEqual(object["kind"] as? String, "orderReady")
         XCTAssertEqual(object["orderId"] as? String, "ord_1")
         XCTAssertNil(object["deviceId"])
+        XCTAssertEqual(object["recipient"] as? String, "fcm:abc")
     }
 }

@@ -8,9 +8,11 @@ webhook-signature present; a "v1," signature equal to base64 HMAC-SHA256 of "id.
 under the secret; a body that is a JSON object of at most 64 KiB.
 
 Faults come from a JSON file read at every request (tests rewrite it while the peer runs):
-  {"actions": ["500", "410", "429", "stall", "200"]}
-Each accepted request takes the next action (then 200s); "stall" never answers. Every request is
-recorded as one JSON line in --record: status, webhook-id, timestamp, whether it verified, body.
+  {"actions": ["500", "410", "429:2", "302", "stall", "200"]}
+Each accepted request takes the next action (then 200s); "429:N" answers 429 with Retry-After: N;
+a 3xx answers with a Location on this same peer, path /elsewhere (a client that followed it would
+be recorded there, answered 400); "stall" never answers (recorded with status 0). Every request is recorded as one JSON
+line in --record: path, status, webhook-id, timestamp, whether it verified, body.
 Usage: webhook_peer.py --cert C --key K --port-file F --record R --faults J --path /hook --secret whsec_...
 """
 import argparse, base64, hashlib, hmac, json, os, ssl, threading, time
@@ -44,11 +46,13 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
-    def answer(self, status, record):
+    def answer(self, status, record, headers=()):
         record["status"] = status
         with lock, open(args.record, "a") as f:
             f.write(json.dumps(record) + "\n")
         self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
         self.send_header("content-length", "0")
         self.end_headers()
 
@@ -56,7 +60,7 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(min(length, 65_537))
         wid, ts, sig = (self.headers.get(h) for h in ("webhook-id", "webhook-timestamp", "webhook-signature"))
-        record = {"id": wid, "timestamp": ts, "time": time.time(), "verified": False}
+        record = {"id": wid, "timestamp": ts, "time": time.time(), "verified": False, "path": self.path}
         if self.path != args.path or self.headers.get("content-type") != "application/json":
             return self.answer(400, record)
         if not wid or not ts or not ts.isdigit() or not sig:
@@ -73,9 +77,16 @@ class Handler(BaseHTTPRequestHandler):
         record["body"] = payload
         action = next_action()
         if action == "stall":
+            record["status"] = 0
+            with lock, open(args.record, "a") as f:
+                f.write(json.dumps(record) + "\n")
             time.sleep(3600)
             return
-        self.answer(int(action), record)
+        status, _, retry_after = action.partition(":")
+        headers = [("Retry-After", retry_after)] if retry_after else []
+        if 300 <= int(status) < 400:
+            headers.append(("Location", f"https://127.0.0.1:{server.server_address[1]}/elsewhere"))
+        self.answer(int(status), record, headers)
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -93,6 +93,7 @@ public enum ProblemStatus {
         ErrorCode.unknownReminder.rawValue: 404,
         ErrorCode.reminderLimitExceeded.rawValue: 409,
         ErrorCode.unknownReminderCafe.rawValue: 422,
+        ErrorCode.unknownWebhook.rawValue: 422,
 
         // The edge's own.
         ErrorCode.httpNotFound.rawValue: 404,

@@ -12,12 +12,15 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var launchedAt: Timestamp
     /// Channel `apns`: where APNs delivers.
     public var apns: APNsDestination?
-    /// When APNs said the token is no longer valid (410 `Unregistered`, 400 `BadDeviceToken`),
-    /// and it was not registered again since: nothing more is sent to it.
+    /// When APNs said the token is no longer valid (410 `Unregistered`, 400 `BadDeviceToken`), or
+    /// a webhook receiver answered 410 for the device, and it was not registered again since:
+    /// nothing more is sent to it.
     public var apnsRetiredAt: Timestamp?
+    /// Channel `webhook`: the catalog's receiver and the device's address there.
+    public var webhook: WebhookDestination?
 
     public init(deviceId: String, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization, launchedAt: Timestamp,
-                apns: APNsDestination? = nil, apnsRetiredAt: Timestamp? = nil) {
+                apns: APNsDestination? = nil, apnsRetiredAt: Timestamp? = nil, webhook: WebhookDestination? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.channel = channel
@@ -27,6 +30,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         self.launchedAt = launchedAt
         self.apns = apns
         self.apnsRetiredAt = apnsRetiredAt
+        self.webhook = webhook
     }
 
     /// When an ephemeral grant lapses: 8 hours after the launch that gave it.
@@ -48,8 +52,8 @@ public enum UndeliverableReason {
     public static let ephemeralExpired = "ephemeral.expired"
     /// Past its `expiresAt` (the pickup window is over): showing it would only mislead.
     public static let expired = "notification.expired"
-    /// APNs retired the device's token (410 `Unregistered` or 400 `BadDeviceToken`) and the
-    /// device has not registered since.
+    /// APNs retired the device's token (410 `Unregistered` or 400 `BadDeviceToken`), or its
+    /// webhook receiver answered 410 for it, and the device has not registered since.
     public static let tokenUnregistered = "token.unregistered"
 }
 

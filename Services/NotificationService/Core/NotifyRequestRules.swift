@@ -5,13 +5,14 @@ import Messages
 /// so a refused request changes nothing.
 public enum NotifyRequestRules {
     /// The delivery channels notification-service has.
-    public static let channels = ["bus", "apns"]
+    public static let channels = ["bus", "apns", "webhook"]
     /// How many notifications one inbox page may hold, and how many when the query does not say.
     public static let inboxLimits = 1...500
     public static let defaultInboxLimit = 50
 
-    /// `device.register`: the ids, a supported channel, a language tag and a locale.
-    public static func checkRegistration(_ request: RegisterDevice) throws(ServiceError) {
+    /// `device.register`: the ids, a supported channel with its destination (a webhook receiver
+    /// the catalog's allow-list names; none without a catalog), a language tag and a locale.
+    public static func checkRegistration(_ request: RegisterDevice, catalog: CampusCatalog? = nil) throws(ServiceError) {
         _ = try deviceId(request.deviceId)
         if let userId = request.userId { try TextRules.requireToken(userId, field: "userId") }
         guard channels.contains(request.channel) else {
@@ -23,6 +24,7 @@ public enum NotifyRequestRules {
         if request.channel == "apns", request.apns == nil { throw ServiceError(.invalidField, "missing field body.apns (channel apns needs the device token, environment and topic)") }
         if request.channel != "apns", request.liveActivity != nil { throw ServiceError(.invalidField, "body.liveActivity needs channel apns") }
         if request.channel != "apns", request.apns != nil { throw ServiceError(.invalidField, "body.apns is only for channel apns, not \"\(request.channel.prefix(20))\"") }
+        try checkWebhook(request, catalog: catalog)
         guard isValidLocaleIdentifier(request.language) else {
             throw ServiceError(.invalidNotificationLanguage, "language \"\(request.language.prefix(20))\" is not a language tag like en or de-CH")
         }
@@ -31,10 +33,27 @@ public enum NotifyRequestRules {
         }
     }
 
+    /// The webhook destination belongs to channel webhook alone, and names a receiver the
+    /// catalog allows: a device never brings an address of its own.
+    static func checkWebhook(_ request: RegisterDevice, catalog: CampusCatalog?) throws(ServiceError) {
+        guard request.channel == "webhook" else {
+            if request.webhook != nil { throw ServiceError(.invalidField, "body.webhook is only for channel webhook, not \"\(request.channel.prefix(20))\"") }
+            return
+        }
+        guard let webhook = request.webhook else {
+            throw ServiceError(.invalidField, "missing field body.webhook (channel webhook needs the endpoint id from the campus catalog)")
+        }
+        guard catalog?.webhook(webhook.endpoint) != nil else {
+            let allowed = (catalog?.webhooks ?? []).map(\.id)
+            throw ServiceError(.unknownWebhook, "no webhook receiver \"\(webhook.endpoint.prefix(40))\" in the campus catalog (allowed: \(allowed.isEmpty ? "none" : allowed.joined(separator: ", ")))")
+        }
+    }
+
     /// The registration a `device.register` stores, launched now.
     public static func registration(_ request: RegisterDevice, now: Timestamp) throws(ServiceError) -> DeviceRegistration {
         DeviceRegistration(deviceId: try deviceId(request.deviceId), userId: request.userId, channel: request.channel, language: request.language,
-                           locale: request.locale, authorization: request.authorization, launchedAt: now, apns: request.apns)
+                           locale: request.locale, authorization: request.authorization, launchedAt: now, apns: request.apns,
+                           webhook: request.channel == "webhook" ? request.webhook : nil)
     }
 
     /// The page size of an inbox query.

@@ -21,6 +21,8 @@ struct HTTP2Response: Sendable {
     var failure: String?
     /// From handing the request over to the whole answer, seconds.
     var seconds: Double
+    /// The answer's `Retry-After` header (at most 64 bytes kept), for a 429.
+    var retryAfter: String? = nil
 }
 
 /// An HTTP/2 client on its own thread: libcurl's multi interface with multiplexing on, and
@@ -39,6 +41,7 @@ final class HTTP2Client: @unchecked Sendable {
     private let shared = Mutex(Shared())
     private let caFile: String?
     private let timeoutMilliseconds: Int
+    private let strict: Bool
     private let multi: UnsafeMutableRawPointer
     private let done = DispatchSemaphore(value: 0)
     /// The most bytes of an answer's body kept (APNs' are a short JSON object).
@@ -68,13 +71,16 @@ final class HTTP2Client: @unchecked Sendable {
     }
 
     /// `caFile`: a CA bundle to trust instead of the system's (tests); `timeoutSeconds`: the
-    /// longest one request may take, connecting included; `maxConnections`: per host.
+    /// longest one request may take, connecting included; `maxConnections`: per host; `strict`:
+    /// requests go to the URL given and nowhere else (https only, no redirect followed, no proxy
+    /// from the environment), as a webhook allow-list needs.
     /// libcurl's one-time set-up, once per process however many clients are made.
     private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-    init(caFile: String?, timeoutSeconds: Double, maxConnections: Int = 1) {
+    init(caFile: String?, timeoutSeconds: Double, maxConnections: Int = 1, strict: Bool = false) {
         _ = Self.initialized
         self.caFile = caFile
+        self.strict = strict
         self.timeoutMilliseconds = Int(timeoutSeconds * 1_000)
         multi = curl_multi_init()
         _ = cafe_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -151,8 +157,9 @@ final class HTTP2Client: @unchecked Sendable {
                 connections += connects
                 let body = Array(UnsafeRawBufferPointer(start: transfer.buffer, count: transfer.body.pointee.length))
                 let failure = result == CURLE_OK ? nil : String(cString: curl_easy_strerror(result))
+                let retryAfter = cafe_curl_header_value(easy, "Retry-After").map { String(String(cString: $0).prefix(64)) }
                 finished.append(HTTP2Response(key: transfer.request.key, status: result == CURLE_OK ? status : 0, body: body, failure: failure,
-                                              seconds: Reactor.monotonic() - transfer.started))
+                                              seconds: Reactor.monotonic() - transfer.started, retryAfter: result == CURLE_OK ? retryAfter : nil))
                 curl_multi_remove_handle(multi, easy)
             }
             answer(finished, connections: connections)
@@ -176,7 +183,7 @@ final class HTTP2Client: @unchecked Sendable {
         for header in request.headers { list = curl_slist_append(list, "\(header.name): \(header.value)") }
         // libcurl adds these unless told not to: APNs needs neither.
         list = curl_slist_append(list, "Expect:")
-        list = curl_slist_append(list, "content-type: application/json")
+        if !request.headers.contains(where: { $0.name.lowercased() == "content-type" }) { list = curl_slist_append(list, "content-type: application/json") }
         let transfer = Transfer(request, easy: easy, headers: list)
         _ = cafe_curl_easy_setopt_string(easy, CURLOPT_URL, request.url)
         _ = cafe_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
@@ -191,6 +198,13 @@ final class HTTP2Client: @unchecked Sendable {
         }
         _ = cafe_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
         if let caFile { _ = cafe_curl_easy_setopt_string(easy, CURLOPT_CAINFO, caFile) }
+        if strict {
+            // Only the allow-listed URL: a redirect is answered as the receiver's status, never
+            // followed; no proxy variable of the environment reroutes it; nothing but https.
+            _ = cafe_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+            _ = cafe_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "https")
+            _ = cafe_curl_easy_setopt_string(easy, CURLOPT_PROXY, "")
+        }
         cafe_curl_collect_body(easy, transfer.body)
         return transfer
     }

@@ -43,7 +43,7 @@ extension NotifyService {
     }
 
     func register(_ request: RegisterDevice) throws -> Registration {
-        try NotifyRequestRules.checkRegistration(request)
+        try NotifyRequestRules.checkRegistration(request, catalog: catalog)
         let registration = try NotifyRequestRules.registration(request, now: now)
         try events.write {
             try store.save(registration)

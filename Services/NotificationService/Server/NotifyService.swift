@@ -33,10 +33,13 @@ public final class NotifyService {
     /// The apns channel's options, and its sender once started.
     let apns: APNsSettings
     private(set) var pushes: PushDispatcher?
+    /// The webhook channel's options, and its sender once started.
+    let webhooks: WebhookSettings
+    var webhookSender: WebhookDispatcher?
 
     /// The service on `host` (its database, sockets and clock); `start()` migrates and registers it.
     public init(host: ServiceHost, catalog: CampusCatalog, schedule: PickupReminderSchedule, tickSeconds: Double, retention: NotificationRetention,
-                apns: APNsSettings = APNsSettings()) {
+                apns: APNsSettings = APNsSettings(), webhooks: WebhookSettings = WebhookSettings()) {
         clock = host.clock
         logger = host.logger
         reactor = host.reactor
@@ -49,12 +52,14 @@ public final class NotifyService {
         self.tickSeconds = tickSeconds
         self.retention = retention
         self.apns = apns
+        self.webhooks = webhooks
         store = NotifyStore(db: host.db)
     }
 
     /// The service with its settings.
     public convenience init(host: ServiceHost, catalog: CampusCatalog, settings: NotifySettings) {
-        self.init(host: host, catalog: catalog, schedule: settings.schedule, tickSeconds: settings.tickSeconds, retention: settings.retention, apns: settings.apns)
+        self.init(host: host, catalog: catalog, schedule: settings.schedule, tickSeconds: settings.tickSeconds, retention: settings.retention, apns: settings.apns,
+                  webhooks: settings.webhooks)
     }
 
     /// Switches to a reloaded catalog (café names, reminder cafés, grace times).
@@ -77,6 +82,7 @@ public final class NotifyService {
             ]) { stored, _ in stored }
         }
         startPushes()
+        startWebhooks()
     }
 
     /// The apns channel's sender: a tick on the reactor records APNs' answers and sends what is
@@ -129,6 +135,12 @@ public final class NotifyService {
             try store.startPush(notification.notificationId, at: now,
                                 expiresAt: notification.expiresAt ?? now.adding(seconds: PushRetryPolicy.noExpirySeconds))
             pushes?.wake()
+        }
+        // Channel webhook: the same, for the webhook sender.
+        if notification.undeliverableReason == nil, registration?.webhook != nil {
+            try store.startPush(notification.notificationId, at: now, expiresAt: notification.expiresAt ?? now.adding(seconds: PushRetryPolicy.noExpirySeconds),
+                                channel: NotifyStore.webhookChannel)
+            webhookSender?.wake()
         }
         return notification
     }

@@ -25,6 +25,8 @@ public struct NotifySettings: Sendable, Equatable {
     public var retentionDays = Self.retentionDaysOption.defaultValue
     /// The apns channel's key, team and endpoints.
     public var apns = APNsSettings()
+    /// The webhook channel's secrets, limits and breaker.
+    public var webhooks = WebhookSettings()
 
     /// The defaults.
     public init() {}
@@ -44,7 +46,7 @@ public struct NotifySettings: Sendable, Equatable {
 
     /// Every option notification-service reads: the common ones, then its own.
     public static var specs: [OptionSpec] {
-        common.specs + [leadOption.spec, noticeOption.spec, campusOption.spec, reminderTickOption.spec, retentionDaysOption.spec] + APNsSettings.specs
+        common.specs + [leadOption.spec, noticeOption.spec, campusOption.spec, reminderTickOption.spec, retentionDaysOption.spec] + APNsSettings.specs + WebhookSettings.specs
     }
 
     /// The settings in `config` (loaded against `specs`, which checked every range).
@@ -55,6 +57,7 @@ public struct NotifySettings: Sendable, Equatable {
         reminderTickSeconds = config[Self.reminderTickOption]
         retentionDays = config[Self.retentionDaysOption]
         apns = APNsSettings(config)
+        webhooks = WebhookSettings(config)
     }
 
     /// When pickup reminders are due.

@@ -13,22 +13,22 @@ struct DuePush {
 /// The APNs side of a notification's row: its push's state, attempts, next try and APNs' last
 /// answer. Every write here runs inside the caller's transaction, beside the state it goes with.
 extension NotifyStore {
-    /// Starts a notification's push: pending from `at` (or later, while APNs has its device
-    /// throttled), tried until `expiresAt`.
-    func startPush(_ notificationId: String, at: Timestamp, expiresAt: Timestamp) throws {
+    /// Starts a notification's push on `channel` (`apns` or `webhook`): pending from `at` (or
+    /// later, while APNs has its device throttled), tried until `expiresAt`.
+    func startPush(_ notificationId: String, at: Timestamp, expiresAt: Timestamp, channel: String = "apns") throws {
         try db.run("""
-            UPDATE notifications SET push_state = 'pending', push_expires_ms = ?, push_updated_ms = ?,
+            UPDATE notifications SET push_state = 'pending', push_expires_ms = ?, push_updated_ms = ?, push_channel = ?,
                 push_next_ms = max(?, COALESCE((SELECT apns_throttled_until_ms FROM devices WHERE devices.device_id = notifications.device_id), 0))
             WHERE notification_id = ?
-            """, expiresAt.milliseconds, at.milliseconds, at.milliseconds, notificationId)
+            """, expiresAt.milliseconds, at.milliseconds, channel, at.milliseconds, notificationId)
     }
 
-    /// Pending pushes due at `now`, oldest first, leaving out `excluding` (those in flight).
-    func duePushes(now: Timestamp, limit: Int, excluding: Set<String>) throws -> [DuePush] {
+    /// Pending pushes of `channel` due at `now`, oldest first, leaving out `excluding` (those in flight).
+    func duePushes(now: Timestamp, limit: Int, excluding: Set<String>, channel: String = "apns") throws -> [DuePush] {
         let rows = try db.query("""
             SELECT notification_id, body, push_attempts, push_expires_ms FROM notifications
-            WHERE push_state = 'pending' AND push_next_ms <= ? ORDER BY push_next_ms, seq LIMIT ?
-            """, now.milliseconds, limit + excluding.count)
+            WHERE push_state = 'pending' AND push_next_ms <= ? AND push_channel = ? ORDER BY push_next_ms, seq LIMIT ?
+            """, now.milliseconds, channel, limit + excluding.count)
         var due: [DuePush] = []
         for row in rows where !excluding.contains(row.string("notification_id")) && due.count < limit {
             guard let notification = try? JSONDecoder().decode(DeviceNotification.self, from: Data(row.string("body").utf8)) else {
@@ -69,17 +69,19 @@ extension NotifyStore {
         try db.run("UPDATE devices SET apns_throttled_until_ms = ? WHERE device_id = ?", until.milliseconds, deviceId)
     }
 
-    /// Push counts for health: attempts made and retried, and pushes per state.
-    func pushCounts() -> [String: String] {
+    /// Push counts of `channel` for health, named `<prefix>.…`: attempts made and retried, and pushes per state.
+    func pushCounts(channel: String = "apns", prefix: String = "push") -> [String: String] {
         var counts: [String: String] = [:]
         let attempts = try? db.query("""
-            SELECT COALESCE(SUM(push_attempts), 0) AS sent, COALESCE(SUM(MAX(push_attempts - 1, 0)), 0) AS retried FROM notifications WHERE push_state IS NOT NULL
-            """).first
-        counts["push.sent"] = attempts.map { "\($0.int64("sent"))" } ?? "-1"
-        counts["push.retried"] = attempts.map { "\($0.int64("retried"))" } ?? "-1"
-        let states = (try? db.query("SELECT push_state, COUNT(*) AS n FROM notifications WHERE push_state IS NOT NULL GROUP BY push_state")) ?? []
+            SELECT COALESCE(SUM(push_attempts), 0) AS sent, COALESCE(SUM(MAX(push_attempts - 1, 0)), 0) AS retried FROM notifications
+            WHERE push_state IS NOT NULL AND push_channel = ?
+            """, channel).first
+        counts["\(prefix).sent"] = attempts.map { "\($0.int64("sent"))" } ?? "-1"
+        counts["\(prefix).retried"] = attempts.map { "\($0.int64("retried"))" } ?? "-1"
+        let states = (try? db.query("SELECT push_state, COUNT(*) AS n FROM notifications WHERE push_state IS NOT NULL AND push_channel = ? GROUP BY push_state",
+                                    channel)) ?? []
         for state in PushState.allCases {
-            counts["push.\(state.rawValue)"] = "\(states.first { $0.string("push_state") == state.rawValue }?.int("n") ?? 0)"
+            counts["\(prefix).\(state.rawValue)"] = "\(states.first { $0.string("push_state") == state.rawValue }?.int("n") ?? 0)"
         }
         return counts
     }

@@ -121,6 +121,15 @@ extension NotifyStore {
             ) WITHOUT ROWID;
             CREATE INDEX live_activities_due ON live_activities (state, next_ms);
             """),
+        // The webhook channel (issue 27): a device's receiver (an id from the catalog's allow-list,
+        // never a URL) and its address there; a notification's push row says which channel sends
+        // it, so the APNs and webhook senders each read only their own.
+        Migration(5, """
+            ALTER TABLE devices ADD COLUMN webhook_endpoint TEXT;
+            ALTER TABLE devices ADD COLUMN webhook_recipient TEXT;
+            CREATE INDEX devices_webhook ON devices (webhook_endpoint) WHERE webhook_endpoint IS NOT NULL;
+            ALTER TABLE notifications ADD COLUMN push_channel TEXT NOT NULL DEFAULT 'apns';
+            """),
     ]
 
     /// The service's own event-id table retired: ids are deduped once for every consumer, by the

@@ -29,7 +29,8 @@ final class NotifyStore {
         return DeviceRegistration(deviceId: deviceId, userId: row.optionalString("user_id"), channel: row.string("channel"), language: row.string("language"),
                                   locale: row.string("locale"), authorization: NotificationAuthorization(rawValue: row.string("authorization")) ?? .notDetermined,
                                   launchedAt: Timestamp(milliseconds: row.int64("launched_ms")), apns: Self.destination(row),
-                                  apnsRetiredAt: row.optionalInt64("apns_retired_ms").map(Timestamp.init(milliseconds:)))
+                                  apnsRetiredAt: row.optionalInt64("apns_retired_ms").map(Timestamp.init(milliseconds:)),
+                                  webhook: row.optionalString("webhook_endpoint").map { WebhookDestination(endpoint: $0, recipient: row.optionalString("webhook_recipient")) })
     }
 
     /// The APNs destination a device row holds; nil for another channel.
@@ -43,14 +44,16 @@ final class NotifyStore {
     /// A new registration is a live token again: a retirement is cleared.
     func save(_ registration: DeviceRegistration) throws {
         try db.run("""
-            INSERT INTO devices (device_id, user_id, channel, language, locale, authorization, launched_ms, apns_token, apns_environment, apns_topic, apns_retired_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+            INSERT INTO devices (device_id, user_id, channel, language, locale, authorization, launched_ms, apns_token, apns_environment, apns_topic, apns_retired_ms,
+                webhook_endpoint, webhook_recipient)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
             ON CONFLICT(device_id) DO UPDATE SET user_id = excluded.user_id, channel = excluded.channel, language = excluded.language,
                 locale = excluded.locale, authorization = excluded.authorization, launched_ms = excluded.launched_ms, apns_token = excluded.apns_token,
-                apns_environment = excluded.apns_environment, apns_topic = excluded.apns_topic, apns_retired_ms = NULL
+                apns_environment = excluded.apns_environment, apns_topic = excluded.apns_topic, apns_retired_ms = NULL,
+                webhook_endpoint = excluded.webhook_endpoint, webhook_recipient = excluded.webhook_recipient
             """, registration.deviceId, registration.userId, registration.channel, registration.language, registration.locale,
                    registration.authorization.rawValue, registration.launchedAt.milliseconds, registration.apns?.token,
-                   registration.apns?.environment.rawValue, registration.apns?.topic)
+                   registration.apns?.environment.rawValue, registration.apns?.topic, registration.webhook?.endpoint, registration.webhook?.recipient)
     }
 
     func isRegistered(_ deviceId: String) throws -> Bool {

@@ -8,10 +8,12 @@ public struct WebhookDelivery: Sendable, Equatable {
     public let body: [UInt8]
     public let headers: [(name: String, value: String)]
 
-    /// The delivery of `notification` signed with `signer` at `now`.
-    public init(notification: DeviceNotification, signer: WebhookSignature, now: Timestamp) {
+    /// The delivery of `notification` for the device's `recipient` at the receiver (as it
+    /// registered it), signed with `signer` at `now`.
+    public init(notification: DeviceNotification, recipient: String? = nil, signer: WebhookSignature, now: Timestamp) {
         let payload = Payload(id: notification.notificationId, kind: notification.kind.rawValue, title: notification.title, body: notification.body,
-                              language: notification.language, orderId: notification.orderId, createdAt: notification.createdAt, expiresAt: notification.expiresAt)
+                              language: notification.language, orderId: notification.orderId, createdAt: notification.createdAt, expiresAt: notification.expiresAt,
+                              recipient: recipient)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         body = [UInt8]((try? encoder.encode(payload)) ?? Data("{}".utf8))
@@ -24,7 +26,7 @@ public struct WebhookDelivery: Sendable, Equatable {
         a.body == b.body && a.headers.map { "\($0.name):\($0.value)" } == b.headers.map { "\($0.name):\($0.value)" }
     }
 
-    /// What a receiver reads: the notification's text and when it stops being worth showing.
+    /// What a receiver reads: the notification's text, whom it is for and when it stops being worth showing.
     struct Payload: Encodable {
         var id: String
         var kind: String
@@ -34,5 +36,7 @@ public struct WebhookDelivery: Sendable, Equatable {
         var orderId: String?
         var createdAt: Timestamp
         var expiresAt: Timestamp?
+        /// The device's address at the receiver (an Android push token, a chat handle), when it gave one.
+        var recipient: String?
     }
 }

@@ -11,7 +11,8 @@ public struct RegisterDevice: Codable, Sendable, Equatable {
     public var deviceId: String?
     public var userId: String?
     /// Delivery channel name: "bus" publishes on `notify.delivery.<device>.`; "apns" also sends
-    /// each delivery to Apple's push service, to `apns`.
+    /// each delivery to Apple's push service, to `apns`; "webhook" also POSTs each, signed, to
+    /// the catalog's receiver `webhook` names.
     public var channel: String
     /// Preferred language (BCP 47: "en", "de", "ja", …).
     public var language: String
@@ -23,8 +24,11 @@ public struct RegisterDevice: Codable, Sendable, Equatable {
     public var apns: APNsDestination?
     /// With channel `apns`: a Live Activity the app started for one of its orders.
     public var liveActivity: LiveActivityToken?
+    /// For channel "webhook" (required there, refused with any other): the catalog's receiver
+    /// and the device's address there.
+    public var webhook: WebhookDestination?
     public init(deviceId: String?, userId: String?, channel: String, language: String, locale: String, authorization: NotificationAuthorization,
-                apns: APNsDestination? = nil, liveActivity: LiveActivityToken? = nil) {
+                apns: APNsDestination? = nil, liveActivity: LiveActivityToken? = nil, webhook: WebhookDestination? = nil) {
         self.deviceId = deviceId
         self.userId = userId
         self.channel = channel
@@ -33,6 +37,7 @@ public struct RegisterDevice: Codable, Sendable, Equatable {
         self.authorization = authorization
         self.apns = apns
         self.liveActivity = liveActivity
+        self.webhook = webhook
     }
 }
 
