@@ -56,18 +56,22 @@ final class ReplayWorker: @unchecked Sendable {
         replies = try Socket(context, .pull)
         try replies.setLinger(milliseconds: 0)
         try replies.bind(endpoint)
-        let push = try Socket(context, .push)
-        try push.setLinger(milliseconds: 0)
-        // Never drop a reply: a full pipe makes the worker wait for the reactor to read.
-        try push.setSendHighWaterMark(0)
-        try push.connect(endpoint)
-        // Both are handed to the worker's thread here and used by it alone from now on (starting a
-        // thread is the full memory barrier libzmq asks for when a socket changes threads).
-        let owned = Handover((push, reader))
+        // The reader is handed to the worker's thread here and used by it alone from now on; the
+        // thread makes its own socket (a socket is closed on the thread that made it).
+        let owned = Handover(reader)
         let thread = Thread { [self] in
-            let (push, reader) = owned.value
-            work(push: push, reader: reader, logger: logger)
-            push.close()
+            let reader = owned.value
+            do {
+                let push = try Socket(context, .push)
+                try push.setLinger(milliseconds: 0)
+                // Never drop a reply: a full pipe makes the worker wait for the reactor to read.
+                try push.setSendHighWaterMark(0)
+                try push.connect(endpoint)
+                work(push: push, reader: reader, logger: logger)
+                push.close()
+            } catch {
+                logger.error("replay worker could not start", ["error": "\(error)"])
+            }
             reader.close()
             done.signal()
         }

@@ -18,6 +18,7 @@ struct ReplayServingTests {
         let db: Database
         let server: RequestServer
         let endpoint: String
+        let reactor: Reactor
         private let shutdown = ShutdownSignal()
         private let done = DispatchSemaphore(value: 0)
 
@@ -35,11 +36,10 @@ struct ReplayServingTests {
             server = try RequestServer(context: context, listen: uniqueInproc(), advertise: "", service: "order-service", outbox: outbox,
                                        maxMessageBytes: 1_048_576, security: .plain(logger: logger), logger: logger, replayQueueLimit: queueLimit)
             endpoint = server.advertisedEndpoint
-            let reactor = Reactor(shutdown: shutdown, logger: logger)
+            reactor = Reactor(shutdown: shutdown, logger: logger)
             server.attach(to: reactor)
             let thread = Thread { [self] in
                 reactor.run()
-                server.close()
                 done.signal()
             }
             thread.start()
@@ -58,6 +58,8 @@ struct ReplayServingTests {
         func stop() {
             shutdown.request()
             done.wait()
+            // Closed where its sockets were made (here), once the reactor has stopped using them.
+            server.close()
             db.close()
             temp.remove()
         }

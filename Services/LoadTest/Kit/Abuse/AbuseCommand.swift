@@ -46,12 +46,16 @@ public enum AbuseCommand {
                 try attack.start(context: context, keys: keys)
                 Thread.sleep(forTimeInterval: settings.rampSeconds)
                 let runner = LoadRunner(settings: settings.load, catalog: catalog, context: context, runID: runID, security: security, log: logLine)
-                let load: RunReport
+                // A steady load that cannot even start (no heartbeat on the bus, a service not
+                // answering) is what the attack did to legitimate work: reported, not fatal.
+                let load: RunReport?
+                var failure: String? = nil
                 do {
                     load = try runner.run()
                 } catch {
-                    _ = attack.stop()
-                    throw error
+                    load = nil
+                    failure = "\(error)"
+                    security.revokeMinted()
                 }
                 let counts = attack.stop()
                 let during = watch.nextPhase()
@@ -59,8 +63,8 @@ public enum AbuseCommand {
                 logLine("load-test abuse: attack \(name) stopped; \(Int(settings.settleSeconds)) s to settle")
                 Thread.sleep(forTimeInterval: settings.settleSeconds)
                 let after = watch.nextPhase().lastRSS
-                let report = AbuseReport(attack: name, summary: attack.summary, attackCounts: counts, load: load, during: during, before: before,
-                                         after: after, processes: watch.targets.map(\.name))
+                let report = AbuseReport(attack: name, summary: attack.summary, attackCounts: counts, load: load, loadFailure: failure, during: during,
+                                         before: before, after: after, processes: watch.targets.map(\.name))
                 print(report.table)
                 print("")
                 reports.append(report)
@@ -78,7 +82,7 @@ public enum AbuseCommand {
     static func targets(_ settings: AbuseSettings, security: LoadSecurity) throws -> [AbuseWatch.Target] {
         let load = settings.load
         let named: [(String, String, Bool)] = [
-            ("bus", load.bus, false), ("beacon-ingest", load.ingest.first ?? "", true), ("region-monitor", load.region.first ?? "", true),
+            ("bus", load.bus, true), ("beacon-ingest", load.ingest.first ?? "", true), ("region-monitor", load.region.first ?? "", true),
             ("order-service", load.orders, true), ("kitchen-display", load.kitchen, true), ("notification-service", load.notify, true),
             ("edge", settings.edge, false),
         ]

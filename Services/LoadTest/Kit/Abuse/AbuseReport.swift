@@ -8,7 +8,9 @@ struct AbuseReport {
     var summary: String
     /// The attack's own counts (requests answered, refused by code, …).
     var attackCounts: [(String, Int)]
-    var load: RunReport
+    /// The steady load's report; nil when it could not run, and `loadFailure` says why.
+    var load: RunReport?
+    var loadFailure: String?
     var during: AbuseWatch.Phase
     /// Each process's resident memory before the attack and once it has settled after it.
     var before: [String: Int]
@@ -23,15 +25,19 @@ struct AbuseReport {
     /// Each target, its figure, and whether it was met.
     var verdicts: [(target: String, met: Bool, figure: String)] {
         func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
-        let region = load.regionEvents.latencyMs, orders = load.orders.latencyMs
         var lines: [(String, Bool, String)] = [
             ("health answered within 1 s", during.healthMaxMs <= Self.healthLimitMs && during.unanswered == 0,
              "max \(ms(during.healthMaxMs))" + (during.unanswered > 0 ? ", \(during.unanswered) unanswered" : "")),
-            ("sighting → region event p99 < 50 ms", region.count > 0 && region.p99 < Self.regionLimitMs, "p99 \(ms(region.p99)) of \(region.count)"),
-            ("nothing lost", load.lost == 0, "\(load.lost) lost"),
         ]
-        if load.settings.orderRate > 0 {
-            lines.insert(("order → notification p99 < 100 ms", orders.count > 0 && orders.p99 < Self.orderLimitMs, "p99 \(ms(orders.p99)) of \(orders.count)"), at: 2)
+        if let load {
+            let region = load.regionEvents.latencyMs, orders = load.orders.latencyMs
+            lines.append(("sighting → region event p99 < 50 ms", region.count > 0 && region.p99 < Self.regionLimitMs, "p99 \(ms(region.p99)) of \(region.count)"))
+            if load.settings.orderRate > 0 {
+                lines.append(("order → notification p99 < 100 ms", orders.count > 0 && orders.p99 < Self.orderLimitMs, "p99 \(ms(orders.p99)) of \(orders.count)"))
+            }
+            lines.append(("nothing lost", load.lost == 0, "\(load.lost) lost"))
+        } else {
+            lines.append(("the steady load ran", false, loadFailure ?? "it did not"))
         }
         let grown = Self.grown(before: before, after: after, processes: processes)
         let unread = processes.filter { before[$0] == nil || after[$0] == nil }
@@ -53,13 +59,17 @@ struct AbuseReport {
 
     var table: String {
         func mb(_ bytes: Int?) -> String { bytes.map { String(format: "%7.1f", Double($0) / 1_048_576) } ?? "      —" }
-        let region = load.regionEvents.latencyMs, orders = load.orders.latencyMs
         var lines = ["== attack \(attack): \(summary)"]
         lines.append("attack did: " + (attackCounts.isEmpty ? "nothing counted" : attackCounts.map { "\($0.0) \($0.1)" }.joined(separator: ", ")))
-        lines.append(String(format: "steady load: %.0f sightings/s, %.1f orders/s, %.0f s measured: region event p50 %.1f / p99 %.1f / max %.1f ms (n=%llu); "
+        if let load {
+            let region = load.regionEvents.latencyMs, orders = load.orders.latencyMs
+            lines.append(String(format: "steady load: %.0f sightings/s, %.1f orders/s, %.0f s measured: region event p50 %.1f / p99 %.1f / max %.1f ms (n=%llu); "
                             + "order → notification p50 %.1f / p99 %.1f / max %.1f ms (n=%llu); lost %d",
                             load.settings.rate, load.settings.orderRate, load.settings.duration, region.p50, region.p99, region.max, region.count,
                             orders.p50, orders.p99, orders.max, orders.count, load.lost))
+        } else {
+            lines.append("steady load: could not run: \(loadFailure ?? "")")
+        }
         let slowest = during.slowest.max { $0.value < $1.value }
         lines.append(String(format: "health on a new connection, every 0.5 s per process: p99 %.1f ms, max %.1f ms%@; %d probes, %d unanswered",
                             Double(during.health.value(atPercentile: 99)) / 1_000, during.healthMaxMs,
