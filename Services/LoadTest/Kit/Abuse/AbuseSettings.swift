@@ -6,7 +6,7 @@ struct AbuseSettings {
     static let attacks = Option.list("attacks", default: AbuseAttacks.names,
                                      help: "the attacks to run, one after another, comma-separated (replays, requests, subscriptions)")
     static let ramp = Option.seconds("ramp-seconds", .nonNegative, default: 2, help: "seconds an attack runs before the steady load's measurement starts")
-    static let settle = Option.seconds("settle-seconds", .nonNegative, default: 20,
+    static let settle = Option.seconds("recover-seconds", .nonNegative, default: 20,
                                        help: "seconds after an attack before memory is read again (services hand freed heap back every 10 s)")
     static let replayClients = Option.count("replay-clients", 1...1_000, default: 50, help: "replays: operator clients, each with a key of its own")
     static let replayEndpoint = Option<String>("replay-endpoint", .endpoint, default: "tcp://127.0.0.1:7430",
