@@ -74,6 +74,9 @@ struct AbuseReport {
         lines.append(String(format: "health on a new connection, every 0.5 s per process: p99 %.1f ms, max %.1f ms%@; %d probes, %d unanswered",
                             Double(during.health.value(atPercentile: 99)) / 1_000, during.healthMaxMs,
                             slowest.map { " (\($0.key))" } ?? "", during.probes, during.unanswered))
+        lines.append(String(format: "order-service's reactor (health on an open connection, every 0.5 s): p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                            Double(during.orderReactor.value(atPercentile: 50)) / 1_000, Double(during.orderReactor.value(atPercentile: 99)) / 1_000,
+                            Double(during.orderReactor.value(atPercentile: 100)) / 1_000))
         lines.append("memory (RSS, MB)         before   during (peak)   after")
         for name in processes {
             lines.append(name.padding(toLength: 22, withPad: " ", startingAt: 0) + "  \(mb(before[name]))   \(mb(during.peakRSS[name]))         \(mb(after[name]))")
