@@ -33,6 +33,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let tooLarge: ErrorCode = "request.tooLarge"
     /// The caller is over its request budget; `details.retryAfterMs` says when to try again.
     public static let rateLimited: ErrorCode = "request.rateLimited"
+    /// The service's share for this kind of work (replay) is full; `details.retryAfterMs` says when to try again.
+    public static let busy: ErrorCode = "request.busy"
     public static let internalError: ErrorCode = "internal.error"
     public static let unknownType: ErrorCode = "message.unknownType"
     public static let unsupportedVersion: ErrorCode = "message.unsupportedVersion"

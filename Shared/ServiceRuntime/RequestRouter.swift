@@ -96,7 +96,7 @@ public final class RequestRouter {
             }
             return try route(frame, caller)
         } catch let error as ServiceError {
-            if error.code == ErrorCode.forbidden.rawValue || error.code == ErrorCode.rateLimited.rawValue {
+            if [ErrorCode.forbidden.rawValue, ErrorCode.rateLimited.rawValue, ErrorCode.busy.rawValue].contains(error.code) {
                 if error.code == ErrorCode.forbidden.rawValue { refusals += 1 }
                 var fields = ["op": op, "principal": caller.name, "role": caller.role?.rawValue ?? "developer", "error.code": error.code, "error.message": error.message]
                 if caller.onBehalf { fields["via"] = connection.name }

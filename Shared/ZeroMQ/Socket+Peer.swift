@@ -16,8 +16,9 @@ public struct PeerMessage {
 extension Socket {
     /// Receives one whole multipart message with its sender's ZAP properties, if one is queued.
     ///
-    /// libzmq attaches the properties to every frame of a message from an authenticated
-    /// connection; they are read from the first frame (`zmq_msg_gets`, "User-Id" and "X-Key").
+    /// libzmq attaches the properties to every frame a peer sent on an authenticated connection
+    /// (not to the routing-id frame a ROUTER adds); they are read from the first frame that has
+    /// them (`zmq_msg_gets`, "User-Id" and "X-Key").
     public func tryReceivePeerMessage() throws(ZeroMQError) -> PeerMessage? {
         let h = try live("zmq_msg_recv")
         var result = PeerMessage(frames: [], userId: nil, publicKey: nil, session: nil)
@@ -35,7 +36,8 @@ extension Socket {
                 if error.isAgain && flags == ZMQ_DONTWAIT { return nil }
                 throw error
             }
-            if result.frames.isEmpty {
+            // A ROUTER's routing-id frame carries no properties: read them from the first frame that has them.
+            if result.userId == nil && result.publicKey == nil {
                 result.userId = Self.property(of: &msg, "User-Id")
                 result.publicKey = Self.property(of: &msg, "X-Key")
                 result.session = Self.property(of: &msg, "X-Session")

@@ -15,7 +15,7 @@ struct ManualDefaultsTests {
         ("Services/NotificationService/README.md", [["notification-service", "--help"]]),
         // load-test's own commands, and the services' common options (--stall-warning-ms).
         ("Services/LoadTest/README.md", [["load-test", "run", "--help"], ["load-test", "pacing", "--help"], ["load-test", "truth", "--help"], ["load-test", "scenario", "--help"],
-                                         ["load-test", "bench", "--help"], ["order-service", "--help"]]),
+                                         ["load-test", "bench", "--help"], ["load-test", "abuse", "--help"], ["order-service", "--help"]]),
         ("Services/Cafectl/README.md", [["cafectl", "help"]]),
         ("Services/Edge/README.md", [["edge", "--help"]]),
         ("deploy/README.md", [["order-service", "--help"], ["region-monitor", "--help"], ["notification-service", "--help"]]),

@@ -24,6 +24,7 @@ public enum ProblemStatus {
         ErrorCode.invalidField.rawValue: 422,
         ErrorCode.tooLarge.rawValue: 413,
         ErrorCode.rateLimited.rawValue: 429,
+        ErrorCode.busy.rawValue: 503,
         ErrorCode.internalError.rawValue: 500,
         ErrorCode.unknownType.rawValue: 502,
         ErrorCode.unsupportedVersion.rawValue: 502,

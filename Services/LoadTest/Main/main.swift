@@ -17,6 +17,7 @@ usage:
   load-test pacing [options]       food ready vs customer arrival, kitchen paced by approach and not (its own platform)
   load-test truth [options]        location truth under indoor radio noise, judged against issue 25's targets (its own platform)
   load-test push [options]         sighting at the café → "ready" push accepted by a local APNs peer (its own platform and peer)
+  load-test abuse [options]        attacks one after another beside a steady load, judged against issue 28's targets (a running platform)
   load-test <command> --help       the options of a command, each with its environment variable and default
 
 deployed mode (the platform runs with --security deployed --keys DIR): give scenario and run
@@ -42,13 +43,15 @@ case "truth":
     exit(TruthCommand.main(arguments: Array(arguments.dropFirst())))
 case "push":
     exit(PushCommand.main(arguments: Array(arguments.dropFirst())))
+case "abuse":
+    exit(AbuseCommand.main(arguments: Array(arguments.dropFirst())))
 case "help", "--help", "-h":
     print(overview)
     print("")
     print(Configuration.helpText(program: "load-test scenario", summary: ScenarioCommand.summary, specs: ScenarioCommand.specs, usage: "load-test [scenario] [options]"))
     exit(0)
 case let first? where !first.hasPrefix("-"):
-    usageFailure("load-test: unknown command \"\(first)\" (commands: scenario, run, bench, pacing, truth, push; see --help)")
+    usageFailure("load-test: unknown command \"\(first)\" (commands: scenario, run, bench, pacing, truth, push, abuse; see --help)")
 default:
     exit(ScenarioCommand.main(arguments: arguments))
 }

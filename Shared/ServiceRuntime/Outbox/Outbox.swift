@@ -172,6 +172,9 @@ public final class Outbox {
         try store.events(of: stream, from: max(fromSeq, 1), limit: limit)
     }
 
+    /// The database file this outbox lives in: where an `OutboxReader` reads it from another thread.
+    public var databasePath: String { db.path }
+
     /// Deletes published events older than `before`, keeping the newest of each stream so
     /// sequence numbers continue after a restart.
     public func prune(before: Timestamp) throws {

@@ -59,6 +59,12 @@ struct OutboxStore {
         return last
     }
 
+    /// The last seq of `stream` in the table (0 when it has none): the replay worker's view, read
+    /// through the primary key.
+    func lastSeq(of stream: String) throws -> UInt64 {
+        UInt64(try db.query("SELECT MAX(seq) AS seq FROM outbox WHERE stream = ?", stream).first?.optionalInt64("seq") ?? 0)
+    }
+
     /// Writes one event, in the caller's transaction.
     func insert(_ event: Outbox.Event, createdAt: Timestamp) throws {
         try db.run("INSERT INTO outbox (stream, seq, topic, envelope, created_ms) VALUES (?, ?, ?, ?, ?)",
