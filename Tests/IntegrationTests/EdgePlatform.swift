@@ -57,7 +57,9 @@ final class EdgePlatform {
         try pushpin.start()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if let response = try? request("GET", "/v1/openapi.json"), response.status == 200 { return }
+            // 2 s an attempt: a request Pushpin takes while its condure and handler are still
+            // connecting can be held until its own timeout (seen once: 20 s, "Host unreachable").
+            if let response = try? request("GET", "/v1/openapi.json", maxSeconds: 2), response.status == 200 { return }
             usleep(100_000)
         }
         throw PlatformError("Pushpin did not reach the edge in 20 s: \(pushpin.log.suffix(2000)) \(platform.log("edge").suffix(2000))")
@@ -73,10 +75,10 @@ final class EdgePlatform {
     }
 
     func request(_ method: String, _ path: String, token: String? = nil, json: Any? = nil, headers: [String: String] = [:],
-                 rawBody: Data? = nil) throws -> Response {
+                 rawBody: Data? = nil, maxSeconds: Int = 20) throws -> Response {
         let scratch = platform.root.appendingPathComponent("curl-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        var args = ["-s", "-S", "--max-time", "20", "-X", method, "-D", scratch.path + ".headers", "-o", scratch.path + ".body"]
+        var args = ["-s", "-S", "--max-time", "\(maxSeconds)", "-X", method, "-D", scratch.path + ".headers", "-o", scratch.path + ".body"]
         if let token { args += ["-H", "Authorization: Bearer \(token)"] }
         for (name, value) in headers { args += ["-H", "\(name): \(value)"] }
         if let body = try rawBody ?? json.map({ try JSONSerialization.data(withJSONObject: $0) }) {
