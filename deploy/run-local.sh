@@ -135,7 +135,7 @@ deadline=$((SECONDS + 30))
 while [ "$SECONDS" -lt "$deadline" ]; do
   if "$bin/cafectl" health --timeout-ms 500 ${as_operator[@]+"${as_operator[@]}"} >/dev/null 2>&1 \
      && "$bin/cafectl" request edge health --edge tcp://127.0.0.1:7460 --timeout-ms 500 ${as_operator[@]+"${as_operator[@]}"} >/dev/null 2>&1 \
-     && { ! command -v curl >/dev/null || curl -sf -o /dev/null http://127.0.0.1:8080/v1/openapi.json; }; then
+     && { ! command -v curl >/dev/null || curl -sf -m 2 -o /dev/null http://127.0.0.1:8080/v1/openapi.json; }; then
     "$bin/cafectl" health ${as_operator[@]+"${as_operator[@]}"}
     cat >&2 <<MSG
 
