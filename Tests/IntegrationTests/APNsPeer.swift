@@ -28,20 +28,10 @@ final class APNsPeer {
     init(in folder: URL) throws {
         self.folder = folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        func openssl(_ arguments: [String]) throws {
-            let result = try runCommand(URL(fileURLWithPath: "/usr/bin/openssl"), arguments)
-            guard result.status == 0 else { throw PlatformError("openssl \(arguments.joined(separator: " ")): \(result.err)") }
-        }
         let path = { (name: String) in folder.appendingPathComponent(name).path }
-        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"),
-                     "-days", "2", "-subj", "/CN=Campus Cafe test APNs CA"])
-        try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("server.key"), "-out", path("server.csr"),
-                     "-subj", "/CN=127.0.0.1"])
-        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".utf8).write(to: folder.appendingPathComponent("ext.cnf"))
-        try openssl(["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial", "-out", path("server.pem"),
-                     "-days", "2", "-extfile", path("ext.cnf")])
-        try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path("AuthKey_\(Self.keyID).p8")])
-        try openssl(["pkey", "-in", path("AuthKey_\(Self.keyID).p8"), "-pubout", "-out", path("team.pub")])
+        try PeerCertificates.make(in: folder, caName: "Campus Cafe test APNs CA")
+        try PeerCertificates.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path("AuthKey_\(Self.keyID).p8")])
+        try PeerCertificates.openssl(["pkey", "-in", path("AuthKey_\(Self.keyID).p8"), "-pubout", "-out", path("team.pub")])
         try Data("{}".utf8).write(to: folder.appendingPathComponent("faults.json"))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Peers/apns_peer.py")
         process = Process()

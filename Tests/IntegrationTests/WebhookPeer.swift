@@ -27,18 +27,8 @@ final class WebhookPeer {
     init(in folder: URL, campus: String) throws {
         self.folder = folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        func openssl(_ arguments: [String]) throws {
-            let result = try runCommand(URL(fileURLWithPath: "/usr/bin/openssl"), arguments)
-            guard result.status == 0 else { throw PlatformError("openssl \(arguments.joined(separator: " ")): \(result.err)") }
-        }
         let path = { (name: String) in folder.appendingPathComponent(name).path }
-        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"),
-                     "-days", "2", "-subj", "/CN=Campus Cafe test webhook CA"])
-        try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("server.key"), "-out", path("server.csr"),
-                     "-subj", "/CN=127.0.0.1"])
-        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".utf8).write(to: folder.appendingPathComponent("ext.cnf"))
-        try openssl(["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial", "-out", path("server.pem"),
-                     "-days", "2", "-extfile", path("ext.cnf")])
+        try PeerCertificates.make(in: folder, caName: "Campus Cafe test webhook CA")
         secret = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         try Data("{}".utf8).write(to: folder.appendingPathComponent("faults.json"))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Peers/webhook_peer.py")
