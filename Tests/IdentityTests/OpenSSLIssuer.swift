@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A strict local OpenID Connect issuer that shares no code with the module under test: its keys
 /// are made, and its tokens signed, by the `openssl` command line; base64url is Foundation's
@@ -145,23 +146,9 @@ final class OpenSSLIssuer: @unchecked Sendable {
         })
     }
 
-    /// r‖s (32 bytes each) from DER `SEQUENCE { INTEGER r, INTEGER s }` (short lengths: an
-    /// ECDSA P-256 signature is at most 72 bytes).
+    /// r‖s from OpenSSL's DER signature: TestSupport's reader, which the edge's issuer uses too.
     static func rawSignature(fromDER der: Data) throws -> Data {
-        let bytes = Array(der)
-        guard bytes.count >= 8, bytes[0] == 0x30, Int(bytes[1]) == bytes.count - 2 else { throw IssuerError("not a DER sequence") }
-        var index = 2
-        var out = Data()
-        for _ in 0..<2 {
-            guard bytes[index] == 0x02 else { throw IssuerError("not a DER integer") }
-            let length = Int(bytes[index + 1])
-            var value = Array(bytes[(index + 2)..<(index + 2 + length)])
-            while value.count > 32, value.first == 0 { value.removeFirst() }
-            guard value.count <= 32 else { throw IssuerError("an integer over 32 bytes") }
-            out.append(Data(repeating: 0, count: 32 - value.count) + value)
-            index += 2 + length
-        }
-        return out
+        try LocalIssuer.rawSignature(fromDER: der)
     }
 
     /// DER `SEQUENCE { INTEGER r, INTEGER s }` from r‖s, for `openssl dgst -verify`.

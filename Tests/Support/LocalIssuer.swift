@@ -61,8 +61,9 @@ public final class LocalIssuer: @unchecked Sendable {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    /// r‖s (32 bytes each) from DER `SEQUENCE { INTEGER r, INTEGER s }`.
-    static func rawSignature(fromDER der: Data) throws -> Data {
+    /// r‖s (32 bytes each) from DER `SEQUENCE { INTEGER r, INTEGER s }` (short lengths: an
+    /// ECDSA P-256 signature is at most 72 bytes), as JOSE wants it from what OpenSSL signs.
+    public static func rawSignature(fromDER der: Data) throws -> Data {
         let bytes = Array(der)
         guard bytes.count >= 8, bytes[0] == 0x30, Int(bytes[1]) == bytes.count - 2 else { throw LocalIssuerError("not a DER sequence") }
         var index = 2
