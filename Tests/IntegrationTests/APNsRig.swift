@@ -6,13 +6,13 @@ import ZeroMQ
 
 /// notification-service with the bus, sending to the strict local APNs peer: devices registered
 /// on the apns channel, order events played onto the bus as order-service would publish them.
-final class APNsRig {
+final class APNsRig: OrderEventPlayer {
     let platform: Platform
     let peer: APNsPeer
     let context: Context
     let notify: RequestClient
-    private let publisher: Socket
-    private var seq: UInt64 = 1
+    let publisher: Socket
+    var seq: UInt64 = 1
     let now = Timestamp(Date())
 
     /// `extra`: flags after the peer's (a later flag wins).
@@ -35,7 +35,7 @@ final class APNsRig {
         // it sends is dropped: send seq 1 (an event that notifies nobody) until it is applied.
         _ = try eventually("the publisher's first order event applied") {
             seq = 1
-            try publish(order("ord-warm-up", device: "nobody", state: .placed), type: .orderPlaced, state: "placed")
+            try play(order("ord-warm-up", device: "nobody", state: .placed), type: .orderPlaced, state: "placed")
             return try health()["cursor.order-service-player/order"] == "1" ? true : nil
         }
     }
@@ -68,29 +68,13 @@ final class APNsRig {
 
     /// Publishes `orderId` ready for `device`, as order-service would.
     func ready(_ orderId: String, device: String) throws {
-        try publish(order(orderId, device: device, state: .ready), type: .orderReady, state: "ready")
+        try play(order(orderId, device: device, state: .ready), type: .orderReady, state: "ready")
     }
 
     /// Publishes one state change of `orderId`, as order-service would.
     func event(_ orderId: String, device: String, _ type: EventType, _ state: OrderState, expectedArrivalAt: Timestamp? = nil) throws {
         var snapshot = order(orderId, device: device, state: state)
         snapshot.expectedArrivalAt = expectedArrivalAt
-        try publish(snapshot, type: type, state: type.rawValue.replacingOccurrences(of: "order.", with: ""))
-    }
-
-    private func publish(_ snapshot: OrderSnapshot, type: EventType, state: String) throws {
-        let envelope = Envelope(type: type, id: "evt-\(snapshot.orderId)-\(state)", source: "order-service-player", stream: "order", seq: seq, time: now,
-                                body: .order(OrderEvent(order: snapshot, previous: nil, reason: nil, at: now)))
-        try publisher.send(multipart: [Data(Topic.order(state: state, cafe: snapshot.cafeId).utf8), Wire.encode(envelope)])
-        seq += 1
-    }
-
-    /// Waits until health's `name` reads `value`.
-    @discardableResult
-    func await(_ name: String, _ value: String, timeout: Double = 15) throws -> [String: String] {
-        try eventually("\(name) = \(value)", timeout: timeout) {
-            let details = try health()
-            return details[name] == value ? details : nil
-        }
+        try play(snapshot, type: type, state: type.rawValue.replacingOccurrences(of: "order.", with: ""))
     }
 }

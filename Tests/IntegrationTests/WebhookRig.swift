@@ -7,13 +7,13 @@ import ZeroMQ
 /// notification-service with the bus, sending to the strict local webhook peer: devices
 /// registered on the webhook channel, order events played onto the bus as order-service would
 /// publish them.
-final class WebhookRig {
+final class WebhookRig: OrderEventPlayer {
     let platform: Platform
     let peer: WebhookPeer
     let context: Context
     let notify: RequestClient
-    private let publisher: Socket
-    private var seq: UInt64 = 1
+    let publisher: Socket
+    var seq: UInt64 = 1
     let now = Timestamp(Date())
 
     /// `extra`: flags after the peer's (a later flag wins).
@@ -60,19 +60,7 @@ final class WebhookRig {
         let snapshot = OrderSnapshot(orderId: orderId, cafeId: "caffe-macs", cafeName: "Caffè Macs", timeZone: "America/Los_Angeles", currency: "USD",
                                      channel: .app, userId: nil, deviceId: device, state: state, lines: [], total: 0, pickupStart: start,
                                      pickupEnd: start.adding(seconds: 900), placedAt: now, customerHere: false, noShowAt: start.adding(seconds: 1_800))
-        let envelope = Envelope(type: type, id: "evt-\(orderId)-\(name)", source: "order-service-player", stream: "order", seq: seq, time: now,
-                                body: .order(OrderEvent(order: snapshot, previous: nil, reason: nil, at: now)))
-        try publisher.send(multipart: [Data(Topic.order(state: name, cafe: snapshot.cafeId).utf8), Wire.encode(envelope)])
-        seq += 1
-    }
-
-    /// Waits until health's `name` reads `value`.
-    @discardableResult
-    func await(_ name: String, _ value: String, timeout: Double = 15) throws -> [String: String] {
-        try eventually("\(name) = \(value)", timeout: timeout) {
-            let details = try health()
-            return details[name] == value ? details : nil
-        }
+        try play(snapshot, type: type, state: name)
     }
 
     /// The notification ids of a device's inbox, oldest first.
