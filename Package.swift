@@ -13,7 +13,7 @@ func service(_ folder: String, executable: String, prefix: String,
     let core = "\(prefix)Core", server = "\(prefix)Server"
     return [
         .target(name: core, dependencies: ["Messages", "Policy", "Campus"] + coreDependencies, path: "Services/\(folder)/Core"),
-        .target(name: server, dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Policy", "Campus", "ZeroMQ", "SQLite"] + serverDependencies,
+        .target(name: server, dependencies: [.target(name: core), "ServiceRuntime", "Messages", "Policy", "Campus", "ZeroMQ", "SQLite", "Metrics"] + serverDependencies,
                 path: "Services/\(folder)/Server"),
         .executableTarget(name: executable, dependencies: [.target(name: server), .target(name: core), "ServiceRuntime", "Campus"],
                           path: "Services/\(folder)/Main"),
@@ -47,7 +47,7 @@ let package = Package(
         // Core Location's authorization policy. Built on Messages; Messages never needs it.
         .target(name: "Policy", dependencies: ["Messages"], path: "Shared/Policy"),
         .target(name: "Campus", dependencies: ["Messages"], path: "Shared/Campus"),
-        .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages", "Policy", "Campus"], path: "Shared/ServiceRuntime"),
+        .target(name: "ServiceRuntime", dependencies: ["ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "Metrics"], path: "Shared/ServiceRuntime"),
         .target(name: "Metrics", path: "Shared/Metrics"),
         // Who an HTTP client is: OpenID Connect ID tokens checked against each issuer's JWKS, ES256
         // signing (APNs provider tokens) and bearer sessions stored hashed (issues 26, 27).
@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "EdgeCore", dependencies: ["Messages", "Policy"], path: "Services/Edge/Core"),
         // The edge's server (sockets to Pushpin and the services, sessions, limits, and in Streams/
         // live order status over SSE held by Pushpin) and its executable.
-        .target(name: "EdgeServer", dependencies: ["EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus"],
+        .target(name: "EdgeServer", dependencies: ["EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus", "Metrics"],
                 path: "Services/Edge/Server"),
         .executableTarget(name: "edge", dependencies: ["EdgeServer", "ServiceRuntime"], path: "Services/Edge/Main"),
     ]
@@ -84,7 +84,7 @@ let package = Package(
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",
-                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "NotifyCore", "Identity", "EdgeCore", "EdgeServer", "SQLite", "Policy"],
+                                                    "RegionMonitorServer", "OrderServer", "KitchenServer", "NotifyServer", "NotifyCore", "Identity", "EdgeCore", "EdgeServer", "SQLite", "Policy", "Metrics"],
                 path: "Tests/Fuzz/Targets"),
         .executableTarget(name: "cafe-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Main"),
         .testTarget(name: "SharedTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "Campus", "ServiceRuntime", "Metrics"], path: "Tests/SharedTests", resources: [.copy("Fixtures")]),
@@ -98,12 +98,12 @@ let package = Package(
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "IdentityTests", dependencies: ["TestSupport", "Identity", "Messages", "SQLite"], path: "Tests/IdentityTests"),
-        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
+        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ", "Metrics"],
                     path: "Tests/EdgeServerTests"),
         .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),
         .testTarget(name: "LoadTestKitTests", dependencies: ["LoadTestKit", "ServiceRuntime", "Campus"], path: "Tests/LoadTestKitTests"),
-        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit"], path: "Tests/IntegrationTests"),
+        .testTarget(name: "IntegrationTests", dependencies: ["TestSupport", "ZeroMQ", "SQLite", "Messages", "Policy", "ServiceRuntime", "Campus", "LoadTestKit", "Metrics"], path: "Tests/IntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -66,6 +66,7 @@ final class BusProxy {
                            "subscriptionChanges": "\(subscriptionChanges)"]
             details.merge(security.healthDetails) { _, new in new }
             details.merge(ProcessUsage.healthDetails) { _, new in new }
+            details.merge(router.metrics.healthDetails) { _, new in new }
             details["auth.refused"] = "\(router.refusals)"
             details["auth.refused.onBehalfOf"] = "\(router.onBehalfOfRefusals)"
             if let gates {

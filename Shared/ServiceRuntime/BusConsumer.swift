@@ -81,6 +81,8 @@ public final class BusConsumer {
     public var healthDetails: [String: String] {
         var details: [String: String] = [:]
         for (key, seq) in follower.cursorSummary { details["cursor.\(key)"] = "\(seq)" }
+        details.merge(follower.lagDetails) { _, new in new }
+        details["events.applied"] = "\(follower.appliedCount)"
         details["replayed"] = "\(follower.replayedCount)"
         details["duplicates"] = "\(follower.duplicateCount)"
         details["events.deduplicated"] = "\(follower.seenAgainCount)"

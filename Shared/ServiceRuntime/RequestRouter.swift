@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Metrics
 import Policy
 import ZeroMQ
 
@@ -33,6 +34,8 @@ public final class RequestRouter {
     public var clock: () -> Double = Reactor.monotonic
     /// Requests larger than this are refused unread.
     public var maxRequestBytes: Int
+    /// Requests per op, their errors and how long each took (health's `op:` keys).
+    public private(set) var metrics = RequestMetrics()
 
     public init(logger: Logger, maxRequestBytes: Int = Wire.defaultMaxFrameBytes) {
         self.logger = logger
@@ -72,11 +75,21 @@ public final class RequestRouter {
 
     /// The reply to one request frame from `caller`. Never throws: every failure becomes an error reply.
     public func handle(_ frame: Data, caller connection: Caller = .developer) -> Data {
+        let started = clock()
+        var answered = RequestMetrics.otherOp
+        var errorCode: String?
+        let reply = answer(frame, caller: connection, op: &answered, errorCode: &errorCode)
+        metrics.record(op: answered, seconds: clock() - started, errorCode: errorCode)
+        return reply
+    }
+
+    private func answer(_ frame: Data, caller connection: Caller, op metricOp: inout String, errorCode: inout String?) -> Data {
         var op = "?"
         var caller = connection
         do {
             let head = try Wire.decodeRequestHead(frame, maxBytes: maxRequestBytes)
             op = Quoting.cut(head.op)
+            if routes[head.op] != nil { metricOp = head.op }
             do {
                 caller = try connection.acting(onBehalfOf: head.onBehalfOf)
             } catch {
@@ -96,6 +109,7 @@ public final class RequestRouter {
             }
             return try route(frame, caller)
         } catch let error as ServiceError {
+            errorCode = error.code
             if [ErrorCode.forbidden.rawValue, ErrorCode.rateLimited.rawValue, ErrorCode.busy.rawValue].contains(error.code) {
                 if error.code == ErrorCode.forbidden.rawValue { refusals += 1 }
                 var fields = ["op": op, "principal": caller.name, "role": caller.role?.rawValue ?? "developer", "error.code": error.code, "error.message": error.message]
@@ -107,8 +121,10 @@ public final class RequestRouter {
             logger.debug("request refused", ["op": op, "error.code": error.code, "error.message": error.message])
             return Self.errorReply(error)
         } catch let error as WireError {
+            errorCode = error.serviceError.code
             return Self.errorReply(error.serviceError)
         } catch {
+            errorCode = ErrorCode.internalError.rawValue
             logger.error("request failed", ["op": op, "error": "\(error)"])
             return Self.errorReply(ServiceError(.internalError, "the service could not complete \(op); nothing was changed"))
         }

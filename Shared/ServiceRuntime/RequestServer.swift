@@ -119,6 +119,7 @@ public final class RequestServer {
                                          "replay.queued": "\(replayWorker?.queued ?? 0)", "replay.served": "\(replayWorker?.served ?? 0)",
                                          "replay.busy": "\(replayWorker?.refusedBusy ?? 0)", "requests.malformedEnvelope": "\(malformedEnvelopes)"]
         details.merge(security.healthDetails) { _, new in new }
+        details.merge(router.metrics.healthDetails) { _, new in new }
         for provider in healthDetails { details.merge(provider()) { _, new in new } }
         let reasons = degradedReasons.flatMap { $0() }
         if !reasons.isEmpty { details["reasons"] = reasons.joined(separator: ",") }

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Metrics
 import SQLite
 import ZeroMQ
 
@@ -82,6 +83,7 @@ public final class ServiceHost {
         requests.addHealthDetails { [unowned self] in
             var details = ["bus.pub": busPub, "bus.sub": busSub, "deadLettered": "\(deadLetters.count)"]
             details.merge(ProcessUsage.healthDetails) { _, new in new }
+            details.merge(StorageUsage.healthDetails(databasePath: db.path)) { _, new in new }
             if let consumer = bus.consumer { details.merge(consumer.healthDetails) { _, new in new } }
             return details
         }

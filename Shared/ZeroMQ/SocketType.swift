@@ -2,7 +2,8 @@ import CZeroMQ
 
 /// The ZeroMQ socket patterns the platform uses.
 public enum SocketType: Sendable, CustomStringConvertible {
-    case pub, sub, xpub, xsub, req, rep, router, dealer, push, pull, pair
+    /// `stream` is raw TCP (the edge's plain-HTTP metrics listener): frames are [peer id, bytes].
+    case pub, sub, xpub, xsub, req, rep, router, dealer, push, pull, pair, stream
 
     var raw: Int32 {
         switch self {
@@ -17,6 +18,7 @@ public enum SocketType: Sendable, CustomStringConvertible {
         case .push: ZMQ_PUSH
         case .pull: ZMQ_PULL
         case .pair: ZMQ_PAIR
+        case .stream: ZMQ_STREAM
         }
     }
 
@@ -33,6 +35,7 @@ public enum SocketType: Sendable, CustomStringConvertible {
         case .push: "PUSH"
         case .pull: "PULL"
         case .pair: "PAIR"
+        case .stream: "STREAM"
         }
     }
 }

@@ -9,7 +9,7 @@ extension NotifyService {
     func consume(_ envelope: Envelope) throws {
         switch envelope.body {
         case .order(let event):
-            try order(envelope.type, event)
+            try order(envelope.type, event, publishedAt: envelope.time)
         case .region(let event):
             guard let cafeId = RegionReminderRules.arrivalCafe(event) else { return }
             let reminders = try store.activeReminders(deviceId: event.deviceId, cafeId: cafeId)
@@ -22,7 +22,7 @@ extension NotifyService {
         }
     }
 
-    private func order(_ type: EventType, _ event: OrderEvent) throws {
+    private func order(_ type: EventType, _ event: OrderEvent, publishedAt: Timestamp) throws {
         var event = event
         // An order placed before `noShowAt` existed: its ready is worth telling until the
         // café's grace after the window, as the catalog says.
@@ -41,9 +41,11 @@ extension NotifyService {
         case .cancel: try store.endPickupReminder(order.orderId, as: .cancelled, at: now)
         }
         guard let subject = OrderNotifications.subject(type, event), case .order(let kind, _, _) = subject else { return }
-        for deviceId in try recipients(order) {
+        let devices = try recipients(order)
+        for deviceId in devices {
             try notify(subject, deviceId: deviceId, onceKey: OrderNotifications.onceKey(kind, order))
         }
+        if !devices.isEmpty { orderToNotification.record(seconds: now.seconds(since: publishedAt)) }
     }
 
     /// The order's device and every device registered for its user.

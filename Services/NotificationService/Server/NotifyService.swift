@@ -1,6 +1,7 @@
 import Campus
 import Foundation
 import Messages
+import Metrics
 import NotifyCore
 import ServiceRuntime
 
@@ -30,6 +31,8 @@ public final class NotifyService {
     /// Events skipped because their id was already applied (since start), for health.
     /// Rows deleted by retention since start, for health.
     var pruned = 0
+    /// From an order event's publication to the notifications it caused, committed (health `latency:order.notification`).
+    var orderToNotification = LatencyBuckets()
     /// The apns channel's options, and its sender once started.
     let apns: APNsSettings
     private(set) var pushes: PushDispatcher?
@@ -79,6 +82,7 @@ public final class NotifyService {
             store.healthCounts().merging([
                 "retention.days": "\(retention.days)",
                 "retention.pruned": "\(pruned)",
+                "latency:order.notification": orderToNotification.encoded,
             ]) { stored, _ in stored }
         }
         startPushes()

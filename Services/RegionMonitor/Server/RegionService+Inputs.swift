@@ -10,9 +10,13 @@ extension RegionService {
     func consume(_ envelope: Envelope) throws {
         switch envelope.body {
         case .sighting(let sighting):
-            try consume(sighting)
+            if try consume(sighting) { sightingToEvent.record(seconds: clock.now().seconds(since: envelope.time)) }
         case .sightings(let batch):
-            for sighting in batch.sightings { try consume(sighting) }
+            var announced = false
+            for sighting in batch.sightings {
+                if try consume(sighting) { announced = true }
+            }
+            if announced { sightingToEvent.record(seconds: clock.now().seconds(since: envelope.time)) }
         case .deviceStatus(let status):
             try events.write {
                 try store.saveDevice(status)
@@ -23,18 +27,20 @@ extension RegionService {
         }
     }
 
-    private func consume(_ sighting: Sighting) throws {
+    /// Applies one sighting; whether it caused a region event.
+    private func consume(_ sighting: Sighting) throws -> Bool {
         consumedSightings += 1
         let effects = engine.sighting(sighting)
         if effects.refused {
             refusedSightings += 1
-            return
+            return false
         }
         if effects.unwatched {
             unwatchedSightings += 1
-            return
+            return false
         }
         try apply(effects)
+        return !effects.events.isEmpty
     }
 
     /// A fix from the fix channel: kept for confirmations and applied to circles, unless the

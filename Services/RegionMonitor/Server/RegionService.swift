@@ -1,6 +1,7 @@
 import Campus
 import Foundation
 import Messages
+import Metrics
 import RegionMonitorCore
 import ServiceRuntime
 
@@ -37,6 +38,8 @@ public final class RegionService {
     /// Sightings of beacons whose UUID no condition names: dropped, nothing kept.
     var unwatchedSightings = 0
     var consumedSightings = 0
+    /// From a sighting batch's publication to the region events it caused (health `latency:sighting.regionEvent`).
+    var sightingToEvent = LatencyBuckets()
     var consumedFixes = 0
     var refusedFixes = 0
     var confirmations = 0
@@ -87,7 +90,7 @@ public final class RegionService {
              "sightings.unwatched": "\(unwatchedSightings)", "beacon.uuids": "\(engine.beaconUUIDs)",
              "fixes.consumed": "\(consumedFixes)", "fixes.refused": "\(refusedFixes)",
              "fixes.forbidden": "\(fixChannel?.forbidden ?? 0)", "monitors": "\(engine.monitorInfos.count)",
-             "confirmations": "\(confirmations)"]
+             "confirmations": "\(confirmations)", "latency:sighting.regionEvent": sightingToEvent.encoded]
         }
     }
 

@@ -175,6 +175,12 @@ public final class SocketSecurity {
         return details
     }
 
+    /// Whether a socket with no security of its own (the edge's plain-HTTP metrics listener) may
+    /// bind `endpoint`: plain mode keeps to loopback unless told otherwise, as `secureServer` does.
+    public func mayBindUnsecured(_ endpoint: String) -> Bool {
+        mode == .deployed || allowNonLoopback || Self.isLoopback(endpoint)
+    }
+
     /// Whether a bind address stays on this machine.
     public static func isLoopback(_ endpoint: String) -> Bool {
         if endpoint.hasPrefix("inproc://") || endpoint.hasPrefix("ipc://") { return true }

@@ -189,6 +189,19 @@ public final class StreamFollower {
         lag.behind(longerThan: seconds, now: Reactor.monotonic())
     }
 
+    /// Health keys for a scraper: `lag.<source/stream>.events` and `.seconds` per followed stream,
+    /// and `heartbeat.<source>.ageSeconds` per publisher heard.
+    public var lagDetails: [String: String] {
+        let now = Reactor.monotonic()
+        var details: [String: String] = [:]
+        for (key, lag) in lag.lags(now: now, cursor: { positions.cursor($0) }) {
+            details["lag.\(key.name).events"] = "\(lag.events)"
+            details["lag.\(key.name).seconds"] = String(format: "%.3f", lag.seconds)
+        }
+        for (source, age) in lag.heartbeatAges(now: now) { details["heartbeat.\(source).ageSeconds"] = String(format: "%.3f", age) }
+        return details
+    }
+
     /// Stores where each best-effort stream got to (one row per source and stream, in the caller's
     /// group commit, never one write per sighting), so a restart counts what was shed meanwhile.
     public func storeBestEffortPositions() throws {
