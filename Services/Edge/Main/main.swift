@@ -18,5 +18,6 @@ ServiceLaunch(EdgeSettings.common, summary: EdgeSettings.summary, specs: EdgeSet
         streams.open(action: call.action, pathParameters: call.pathParameters, headers: headers, principal: principal, done: done)
     }
     edge.start()
+    try edge.startMetrics(host: host, settings: settings.metrics)
     return edge
 }

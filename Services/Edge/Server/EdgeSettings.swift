@@ -36,6 +36,8 @@ public struct EdgeSettings: Sendable, Equatable {
     public var addressBurst = Self.addressBurstOption.defaultValue
     /// The SSE streams' own settings (Streams/).
     public var streams = EdgeStreamSettings()
+    /// The `/metrics` listener's settings (Metrics/).
+    public var metrics = EdgeMetricsSettings()
 
     /// The defaults.
     public init() {}
@@ -83,7 +85,7 @@ public struct EdgeSettings: Sendable, Equatable {
     public static var specs: [OptionSpec] {
         common.specs + [zhttpOption.spec, ingestOption.spec, regionOption.spec, ordersOption.spec, kitchenOption.spec, notifyOption.spec,
                         deadlineOption.spec, maxInFlightOption.spec, maxInFlightPerInstanceOption.spec, issuersOption.spec, gripKeyOption.spec, tokenRateOption.spec, tokenBurstOption.spec,
-                        addressRateOption.spec, addressBurstOption.spec] + EdgeStreamSettings.specs
+                        addressRateOption.spec, addressBurstOption.spec] + EdgeStreamSettings.specs + EdgeMetricsSettings.specs
     }
 
     /// The settings in `config` (loaded against `specs`, which checked every range).
@@ -104,6 +106,7 @@ public struct EdgeSettings: Sendable, Equatable {
         addressRate = config[Self.addressRateOption]
         addressBurst = config[Self.addressBurstOption]
         streams = EdgeStreamSettings(config)
+        metrics = EdgeMetricsSettings(config)
     }
 
     /// The request endpoints of each service the edge forwards to, by the service's usual name.
