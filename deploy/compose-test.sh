@@ -27,6 +27,10 @@
 #    Then an APNs push: the phone registers an APNs token, an order is bumped, and the strict local
 #    APNs peer (Tests/Peers/apns_peer.py in a container, deploy/apns-peer, added by an override
 #    file) receives exactly one well-formed, correctly signed orderReady push.
+#    Then metrics: a scrape of the edge's /metrics (127.0.0.1:7464) passes `promtool check
+#    metrics` with every process up, and Prometheus (profile observability, Debian's package in
+#    an image from deploy/prometheus) scrapes it: its API says the target is up and cafe_up is 1
+#    for all nine processes.
 # 6. One container of each service killed with SIGKILL: each comes back healthy on its own, the
 #    order placed before the kills reaches ready afterwards, and nothing was lost or doubled.
 # 7. SIGTERM to the bus, then to every service with the bus gone: each exits by itself (no
@@ -70,6 +74,7 @@ services=(bus beacon-ingest-s0 beacon-ingest-s1 region-monitor-s0 region-monitor
 # The HTTP front, healthy with the rest (the kills and stops below are the services').
 front=(pushpin edge)
 pushpin_image=campus-cafe-pushpin:latest
+prometheus_image=campus-cafe-prometheus:latest
 apns_image=campus-cafe-apns-peer:test
 passed=0
 failed=0
@@ -171,6 +176,12 @@ health_runner=""
 C=()
 S=()
 ran_to_end=0
+# remove_prometheus: the observability profile's container and volume (down without the profile leaves them).
+remove_prometheus() {
+  local ids; ids="$("$engine" ps -aq --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=prometheus" 2>/dev/null)"
+  [ -z "$ids" ] || "$engine" rm -f $ids >/dev/null 2>&1
+  "$engine" volume rm -f "${project}_prometheus-data" >/dev/null 2>&1 || true
+}
 finish() {
   trap - EXIT INT TERM
   # A syntax error or an unset variable ends bash through this trap too: never a pass.
@@ -181,6 +192,7 @@ finish() {
       say "left running (--keep): cd $work/deploy && ${C[*]} down -v; ${S[*]} down -v"
     else
       say "teardown: down -v"
+      remove_prometheus
       (cd "$work/deploy" && "${C[@]}" down -v -t 5 >"$work/down.log" 2>&1) || { cat "$work/down.log"; fail "compose down -v"; }
       (cd "$work/deploy" && "${S[@]}" down -v -t 5 >"$work/down-stack.log" 2>&1) || { cat "$work/down-stack.log"; fail "stack down -v"; }
       rm -rf "$work"
@@ -308,6 +320,9 @@ pass "the Pushpin image builds from deploy/pushpin/Dockerfile in $((SECONDS - pu
 # The strict local APNs peer's image (issue 27), for the compose phase's APNs push; as Pushpin's.
 "$engine" build $([ "$engine" = podman ] && echo --pull=never) -t "$apns_image" deploy/apns-peer >"$state/build-apns-peer.log" 2>&1 \
   || { tail -n 30 "$state/build-apns-peer.log"; abort "build deploy/apns-peer/Dockerfile; the log is $state/build-apns-peer.log"; }
+# Prometheus for the observability profile (Debian's prometheus package, deploy/prometheus); as Pushpin's.
+"$engine" build $([ "$engine" = podman ] && echo --pull=never) -t "$prometheus_image" deploy/prometheus >"$state/build-prometheus.log" 2>&1 \
+  || { tail -n 30 "$state/build-prometheus.log"; abort "build deploy/prometheus/Dockerfile; the log is $state/build-prometheus.log"; }
 "$engine" image inspect "$pushpin_image" >/dev/null 2>&1 || abort "no image $pushpin_image (run without --no-build)"
 "$engine" image inspect "$image" >/dev/null 2>&1 || abort "no image $image (run without --no-build)"
 image_bytes="$("$engine" image inspect --format '{{.Size}}' "$image")"
@@ -334,7 +349,7 @@ volumes_before="$("$engine" volume ls -q 2>/dev/null | tr '\n' ' ')"
 work="$(mktemp -d /var/tmp/campus-cafe-compose.XXXXXX)"
 mkdir -p "$work/deploy/keys"
 cp deploy/docker-compose.yml deploy/swarm-stack.yml deploy/campus.json "$work/deploy/"
-cp -r deploy/pushpin "$work/deploy/"
+cp -r deploy/pushpin deploy/prometheus "$work/deploy/"
 # The strict local APNs peer beside the platform (an override; deploy/apns-peer): its script,
 # a test CA with a server certificate for the name apns-peer, and a team signing key whose public
 # half the peer checks every provider token with. notification-service sees only service/.
@@ -365,7 +380,7 @@ S=( "${compose[@]}" -p "$stack_project" -f swarm-stack.yml )
 
 # Nothing else may hold the published ports.
 busy=""
-for port in 7401 7402 7403 7410 7411 7420 7421 7430 7440 7450 7460 8080; do
+for port in 7401 7402 7403 7410 7411 7420 7421 7430 7440 7450 7460 7464 8080 9090; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then busy="$busy $port"; fi
 done
 [ -z "$busy" ] || abort "the published ports are free (in use:$busy; stop deploy/run-local.sh or the other platform)"
@@ -639,6 +654,54 @@ apns_ready() {
   [ "$counts" = "1 0" ]
 }
 check "the APNs peer received exactly one well-formed, correctly signed orderReady push (and refused nothing)" apns_ready
+
+# -- 5d. metrics: a scrape with promtool, and Prometheus (profile observability) scraping every process ----------------
+
+metrics_page="$work/metrics.txt"
+command -v promtool >/dev/null 2>&1 || apt_install prometheus || fail "install Debian's prometheus (promtool)"
+scrape_ok() {
+  local code
+  code="$(curl -s -m 10 -o "$metrics_page" -w '%{http_code}' http://127.0.0.1:7464/metrics)"
+  [ "$code" = 200 ] || { echo "GET /metrics: HTTP $code" >&2; return 1; }
+  promtool check metrics <"$metrics_page" || return 1
+  local up; up="$(grep -c '^cafe_up{.*} 1$' "$metrics_page")"
+  [ "$up" -eq $((${#services[@]} + 1)) ] || { grep '^cafe_up' "$metrics_page" >&2; return 1; }
+}
+check "GET 127.0.0.1:7464/metrics: promtool check metrics passes, every process (the eight and the edge) cafe_up 1" scrape_ok
+say "prometheus: ${C[*]} --profile observability up -d --no-build --no-deps prometheus"
+"${C[@]}" --profile observability up -d --no-build --no-deps prometheus >"$work/up-prometheus.log" 2>&1 \
+  || { tail -n 20 "$work/up-prometheus.log"; fail "compose --profile observability up prometheus"; }
+# prometheus_sees: Prometheus's API says its one target is up and cafe_up is 1 for all nine processes.
+prometheus_sees() {
+  local deadline=$((SECONDS + 90)) targets values
+  while :; do
+    targets="$(curl -s -m 5 'http://127.0.0.1:9090/api/v1/targets?state=active' 2>/dev/null)"
+    values="$(curl -s -m 5 'http://127.0.0.1:9090/api/v1/query?query=cafe_up' 2>/dev/null)"
+    if python3 - "$targets" "$values" "$((${#services[@]} + 1))" <<'PY'
+import json, sys
+targets, values, expected = json.loads(sys.argv[1] or "{}"), json.loads(sys.argv[2] or "{}"), int(sys.argv[3])
+active = (targets.get("data") or {}).get("activeTargets") or []
+results = (values.get("data") or {}).get("result") or []
+ok = len(active) == 1 and active[0].get("health") == "up" and len(results) == expected and all(r["value"][1] == "1" for r in results)
+sys.exit(0 if ok else 1)
+PY
+    then
+      echo "Prometheus: target up, cafe_up 1 for $(python3 -c 'import json,sys; print(sorted(r["metric"]["instance"] for r in json.loads(sys.argv[1])["data"]["result"]))' "$values")"
+      return 0
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      { echo "targets: ${targets:0:600}"; echo "cafe_up: ${values:0:600}"; "$engine" logs --tail 20 "$(container prometheus)" 2>&1; } >&2
+      return 1
+    fi
+    sleep 2
+  done
+}
+check "Prometheus (observability profile) scrapes the edge: its API has the target up and cafe_up 1 for every process" prometheus_sees
+alerts_loaded() {
+  curl -s -m 5 http://127.0.0.1:9090/api/v1/rules | python3 -c 'import json,sys; rules=[r for g in json.load(sys.stdin)["data"]["groups"] for r in g["rules"]]; print(len(rules), "rules loaded"); sys.exit(0 if len(rules) == 10 else 1)'
+}
+check "Prometheus loaded the ten alert rules of deploy/prometheus/alerts.yml" alerts_loaded
+remove_prometheus
 
 # -- 6. kill -9 one container of each service ---------------------------------------------------------------
 

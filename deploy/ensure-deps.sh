@@ -2,7 +2,7 @@
 # Installs the system libraries the package links (libzmq, SQLite, OpenSSL's libcrypto, libcurl
 # for notification-service's APNs sender) when pkg-config cannot find them; Pushpin (the HTTP
 # front of the edge) and the openssl command line when they are not on PATH; and python3-h2 for
-# the tests' local APNs peer (Tests/Peers/apns_peer.py runs under /usr/bin/python3).
+# the tests' local APNs peer (Tests/Peers/apns_peer.py runs under /usr/bin/python3); promtool.
 set -euo pipefail
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
@@ -28,4 +28,13 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# promtool (Debian's prometheus package) checks a real scrape of /metrics and the alert rules in
+# the tests; without its recommends (the node exporter and its collectors are not ours to run).
+if ! command -v promtool >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing prometheus (promtool)" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus >/dev/null
 fi
