@@ -122,7 +122,7 @@ deploy/pushpin/render.sh "$data/pushpin" --http-port 8080 --https-port 8443 --zh
 # HTTPS on 8443 with a certificate from a local test CA (curl --cacert $data/pushpin/ca.crt).
 deploy/local-tls.sh "$data/pushpin" 8443
 start edge --data-dir "$data" --issuers "$data/issuer/issuers.json" --zhttp-endpoint tcp://127.0.0.1:7461 \
-  --grip-key-file "$data/pushpin/sig_key"
+  --grip-key-file "$data/pushpin/sig_key" --metrics-listen tcp://127.0.0.1:7464
 (
   for fd in /proc/$BASHPID/fd/*; do fd="${fd##*/}"; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
   exec env --default-signal pushpin --config "$data/pushpin/pushpin.conf" --merge-output >>"$data/logs/pushpin.log" 2>&1
@@ -147,6 +147,7 @@ HTTP API: http://127.0.0.1:8080   (Pushpin → edge :7460; GET http://127.0.0.1:
   HTTPS:   https://localhost:8443  (a local test CA: curl --cacert $data/pushpin/ca.crt)
   sign in: deploy/local-issuer.sh token $data/issuer alice n-1 gives an ID token for POST /v1/sessions
   kiosk and kitchen tokens: $bin/cafectl tokens issue --kind kitchen --cafe caffe-macs ${as_operator[*]:-}
+Metrics: http://127.0.0.1:7464/metrics  (every process in Prometheus's text format; deploy/README.md, Metrics)
 MSG
     if [ ${#apns[@]} -gt 0 ]; then
       cat >&2 <<MSG

@@ -10,7 +10,7 @@ struct FuzzPassTests {
     /// Runs per target: the whole pass takes a few seconds.
     static let runs: [String: Int] = ["requests": 1_500, "sightings": 3_000, "batches": 3_000, "fixes": 3_000, "envelopes": 3_000,
                                       "replies": 2_000, "catalog": 300, "options": 1_000, "identity": 2_000,
-                                      "tnetstrings": 3_000, "zhttp": 1_500, "sessions": 1_000, "apns": 3_000, "webhook": 3_000]
+                                      "tnetstrings": 3_000, "zhttp": 1_500, "sessions": 1_000, "apns": 3_000, "webhook": 3_000, "metrics": 2_000]
 
     @Test("every target has seeds from the repository", arguments: FuzzTargets.names)
     func seeds(_ name: String) throws {

@@ -97,11 +97,11 @@ struct ComposeDockerfileTests {
     func matchesCompose() throws {
         let compose = try ComposeFile.load()
         let exposed = Set(runtime.all("EXPOSE").flatMap { $0.split(separator: " ").compactMap { Int($0.split(separator: "/")[0]) } })
-        for service in compose.services where !service.isPushpin {
+        for service in compose.services where !service.isOwnImage {
             for port in service.ports { #expect(exposed.contains(port.container), "\(service.name) publishes \(port.container), which the image does not EXPOSE") }
         }
         let volume = try #require(runtime.all("VOLUME").last)
-        for service in compose.services where !service.isPushpin {
+        for service in compose.services where !service.isOwnImage {
             for mount in service.mounts where mount.isNamedVolume && !mount.readOnly { #expect(mount.target == volume, "\(service.name) mounts \(mount.source) at \(mount.target), not at the image's VOLUME \(volume)") }
         }
         // COPY sources outside the build stage come from the context (the repository root).

@@ -38,6 +38,10 @@ struct ComposeService {
     var isFront: Bool { executable == "edge" || isPushpin }
     /// Pushpin, from the image deploy/pushpin builds (no Campus Café executable in it).
     var isPushpin: Bool { executable == "campus-cafe-pushpin" }
+    /// Prometheus (profile observability), from the image deploy/prometheus builds.
+    var isPrometheus: Bool { executable == "prometheus" }
+    /// An image of its own with no Campus Café executable in it: Pushpin's or Prometheus's.
+    var isOwnImage: Bool { isPushpin || isPrometheus }
     /// The tool that makes and changes the key folder (`cafectl keys …`), the one service that mounts it writable.
     var isKeyKeeper: Bool { executable == "cafectl" && arguments.first == "keys" }
 

@@ -29,13 +29,13 @@ struct ComposeFileTests {
     @Test("every service runs an executable the package builds, from one image that one service builds")
     func executables() throws {
         let bin = try Platform.binaryDirectory()
-        for service in compose.services where !service.isPushpin {
+        for service in compose.services where !service.isOwnImage {
             let executable = try #require(service.executable, "\(service.name) has neither entrypoint nor command")
             #expect(products.contains(executable), "\(service.name) runs \(executable), which is not a product in Package.swift")
             #expect(FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent(executable).path), "\(executable) is not built")
         }
-        #expect(Set(compose.services.filter { !$0.isPushpin }.map(\.image)) == ["campus-cafe:latest"])
-        let builders = compose.services.filter { $0.value["build"] != nil && !$0.isPushpin }
+        #expect(Set(compose.services.filter { !$0.isOwnImage }.map(\.image)) == ["campus-cafe:latest"])
+        let builders = compose.services.filter { $0.value["build"] != nil && !$0.isOwnImage }
         #expect(builders.count == 1, "one service builds the shared image so compose builds it once")
         let build = try #require(builders.first?.value["build"])
         let context = DeployFiles.deployFolder.appendingPathComponent(try #require(build["context"]?.string)).standardized
@@ -47,7 +47,7 @@ struct ComposeFileTests {
     @Test("every environment variable a service sets is one its executable reads")
     func environmentIsRead() throws {
         var names: [String: Set<String>] = [:]
-        for service in compose.services where !service.isPushpin {
+        for service in compose.services where !service.isOwnImage {
             let executable = try #require(service.executable)
             if names[executable] == nil { names[executable] = try DeployFiles.environmentNames(of: executable) }
             let read = names[executable]!
@@ -207,7 +207,7 @@ struct ComposeFileTests {
                 #expect(seen[port.published] == nil, "host port \(port.published) is published by \(seen[port.published] ?? "") and \(service.name)")
                 seen[port.published] = service.name
                 // Pushpin's HTTP port is in its own configuration (ComposeFrontTests), not its environment.
-                #expect(service.isPushpin || service.boundPorts.contains(port.container), "\(service.name) publishes \(port.container), which it does not bind")
+                #expect(service.isOwnImage || service.boundPorts.contains(port.container), "\(service.name) publishes \(port.container), which it does not bind")
                 #expect(port.hostAddress == "127.0.0.1", "\(service.name) publishes \(port.published) beyond loopback; publish wider only on purpose")
             }
         }

@@ -40,7 +40,7 @@ struct ComposeTopologyTests {
             waiting.removeAll { ready.map(\.name).contains($0.name) }
         }
 
-        for tool in compose.services where !tool.isPlatformService && !tool.isKeyKeeper && !tool.isFront {
+        for tool in compose.services where !tool.isPlatformService && !tool.isKeyKeeper && !tool.isFront && !tool.isOwnImage {
             let environment = base.merging(tool.environment.mapValues { local.localize($0, for: tool) }) { $1 }
             let result = try runCommand(children.bin.appendingPathComponent(tool.executable!), tool.arguments.map { local.localize($0, for: tool) }, environment: environment)
             #expect(result.status == 0, "\(tool.name) exited \(result.status): \(result.out) \(result.err)")

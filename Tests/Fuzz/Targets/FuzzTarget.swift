@@ -32,7 +32,7 @@ public final class FuzzTarget {
 /// Every fuzz target, by name.
 public enum FuzzTargets {
     /// The names, in the order `deploy/fuzz.sh` runs them.
-    public static let names = ["requests", "sightings", "batches", "fixes", "envelopes", "replies", "catalog", "options", "identity", "tnetstrings", "zhttp", "sessions", "apns", "webhook"]
+    public static let names = ["requests", "sightings", "batches", "fixes", "envelopes", "replies", "catalog", "options", "identity", "tnetstrings", "zhttp", "sessions", "apns", "webhook", "metrics"]
 
     /// A new instance of the target called `name`, or nil.
     public static func make(_ name: String) -> FuzzTarget? {
@@ -51,6 +51,7 @@ public enum FuzzTargets {
         case "sessions": SessionTarget.make()
         case "apns": APNsTarget.make()
         case "webhook": WebhookTarget.make()
+        case "metrics": MetricsTarget.make()
         default: nil
         }
     }

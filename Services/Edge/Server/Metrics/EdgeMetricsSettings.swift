@@ -12,9 +12,11 @@ public struct EdgeMetricsSettings: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
+    /// The port run-local.sh and the compose file give the listener (off unless asked for, so an
+    /// edge started anywhere else, a test's among them, never takes a fixed port).
     public static let listenPort = 7464
-    public static let listenOption = Option<String>("metrics-listen", .string, default: "tcp://127.0.0.1:\(listenPort)",
-                                                    help: "where GET /metrics answers in Prometheus's text format for every process (plain HTTP, no session: bind it where only the scraper reaches; plain mode binds loopback only); empty: no listener")
+    public static let listenOption = Option<String>("metrics-listen", .string, default: "",
+                                                    help: "where GET /metrics answers in Prometheus's text format for every process, e.g. tcp://127.0.0.1:7464 (plain HTTP, no session: bind it where only the scraper reaches; plain mode binds loopback only); empty: no listener")
     public static let busHealthOption = Option<String>("bus-health-endpoint", .endpoint, default: "tcp://127.0.0.1:7403",
                                                        help: "the bus's health socket, asked on every scrape; deployed mode: name@tcp://host:port (default bus)")
     public static let timeoutOption = Option.count("metrics-timeout-ms", 100...30_000, default: 2_000,
