@@ -13,6 +13,9 @@ struct StreamLag {
 
     /// Notes, from a heartbeat at monotonic time `now`, which of `source`'s streams are behind.
     mutating func observe(_ source: String, announced: [String: UInt64], now: Double, cursor: (StreamKey) -> UInt64) {
+        if lastHeard[source] == nil, lastHeard.count >= Self.maxSources {
+            lastHeard = lastHeard.filter { now - $0.value <= Self.forgetSeconds }
+        }
         if lastHeard[source] != nil || lastHeard.count < Self.maxSources { lastHeard[source] = now }
         for (stream, last) in announced {
             let key = StreamKey(source: source, stream: stream)
@@ -42,8 +45,12 @@ struct StreamLag {
         return lags
     }
 
-    /// Seconds since each publisher's last heartbeat.
+    /// A publisher silent this long is no longer reported: a shard taken away, or a name a plain-mode
+    /// client published under once, does not alert for ever (a process that is down shows as down).
+    static let forgetSeconds = 3_600.0
+
+    /// Seconds since each publisher's last heartbeat, for those heard within `forgetSeconds`.
     func heartbeatAges(now: Double) -> [String: Double] {
-        lastHeard.mapValues { max(now - $0, 0) }
+        lastHeard.filter { now - $0.value <= Self.forgetSeconds }.mapValues { max(now - $0, 0) }
     }
 }
