@@ -669,7 +669,7 @@ scrape_ok() {
 }
 check "GET 127.0.0.1:7464/metrics: promtool check metrics passes, every process (the eight and the edge) cafe_up 1" scrape_ok
 say "prometheus: ${C[*]} --profile observability up -d --no-build --no-deps prometheus"
-"${C[@]}" --profile observability up -d --no-build --no-deps prometheus >"$work/up-prometheus.log" 2>&1 \
+(cd "$work/deploy" && "${C[@]}" --profile observability up -d --no-build --no-deps prometheus) >"$work/up-prometheus.log" 2>&1 \
   || { tail -n 20 "$work/up-prometheus.log"; fail "compose --profile observability up prometheus"; }
 # prometheus_sees: Prometheus's API says its one target is up and cafe_up is 1 for all nine processes.
 prometheus_sees() {
