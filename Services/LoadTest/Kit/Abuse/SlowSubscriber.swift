@@ -1,4 +1,5 @@
 import Foundation
+import Messages
 import Policy
 import ServiceRuntime
 import ZeroMQ
@@ -21,8 +22,12 @@ final class SlowSubscriber: AbuseAttack {
     private let readers: Int
     private let counters = AttackCounters()
     private var runID = ""
+    /// The bus's request endpoint, asked for its cut counts when the attack stops.
+    private let busHealth: String
+    private var healthClient: (context: Context, address: String, curve: RequestClient.CurveClientKeys?)?
 
     init(settings: AbuseSettings) {
+        busHealth = settings.load.bus
         endpoint = settings.busSub
         stalled = settings.slowSubscribers
         readers = settings.slowReaders
@@ -39,6 +44,8 @@ final class SlowSubscriber: AbuseAttack {
 
     func start(context: Context, keys: AttackKeys) throws {
         let (server, address) = PeerEndpoint.split(endpoint, defaultName: "bus")
+        let (healthServer, healthAddress) = PeerEndpoint.split(busHealth, defaultName: "bus")
+        healthClient = (context, healthAddress, keys.keys(keyName(0), server: healthServer))
         for index in 0..<(stalled + readers) {
             let curve = keys.keys(keyName(index), server: server)
             let reads = index >= stalled
@@ -74,5 +81,16 @@ final class SlowSubscriber: AbuseAttack {
         }
     }
 
-    func stop() -> [(String, Int)] { counters.stopAndWait() }
+    /// Its counts, and the bus's cuts since it started (from its health, asked with the attack's first key).
+    func stop() -> [(String, Int)] {
+        var counts = counters.stopAndWait()
+        guard let health = healthClient else { return counts }
+        let client = RequestClient(context: health.context, endpoint: health.address, timeoutMilliseconds: 2_000, curve: health.curve)
+        defer { client.close() }
+        guard let status = try? client.call(Op.health, Empty(), as: HealthStatus.self) else { return counts + [("bus.health.unanswered", 1)] }
+        for key in ["subscribers.cut.slow", "subscribers.cut.subscriptionFlood"] {
+            if let value = status.details[key].flatMap(Int.init) { counts.append(("bus." + key, value)) }
+        }
+        return counts
+    }
 }
