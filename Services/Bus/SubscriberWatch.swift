@@ -37,6 +37,9 @@ final class SubscriberWatch {
     /// Cuts by name and reason, for health; at most `maxNames` names, the rest as "other".
     private var cutNames: [String: Int] = [:]
     static let maxNames = 32
+    /// A flooder reconnects and is cut again every few tenths of a second: the first cut of a
+    /// reason at once, then a summary every 10 s.
+    private var cutLog = RefusalLog(first: "subscriber cut", summary: "subscribers cut")
 
     init(context: Context, reactor: Reactor, limits: SubscriberLinks.Limits, logger: Logger) {
         self.context = context
@@ -53,6 +56,9 @@ final class SubscriberWatch {
         try socket.monitor(endpoint, events: Self.accepted | Self.disconnected)
         let pair = try Socket(context, .pair)
         try pair.setLinger(milliseconds: 0)
+        // libzmq's I/O thread sends each event blocking: a full queue here would stall every
+        // connection of the bus. Unbounded instead; the reactor reads it every turn (events are small).
+        try pair.setReceiveHighWaterMark(0)
         try pair.connect(endpoint)
         if let old = events {
             reactor.replaceReadable(old, with: pair)
@@ -95,8 +101,10 @@ final class SubscriberWatch {
     /// Judges every connection; cuts the ones over their bounds.
     private func check() {
         let now = Reactor.monotonic()
+        // A descriptor another connection took since is judged on its counters, but never cut:
+        // `cut` checks the addresses first (sampling is kept cheap, every 50 ms).
         for (fd, entry) in watched {
-            guard entry.link.isCurrent, let sample = entry.link.sample() else {
+            guard let sample = entry.link.sample() else {
                 watched[fd] = nil
                 budget.closed(Int(fd))
                 continue
@@ -108,9 +116,10 @@ final class SubscriberWatch {
             let name = entry.name ?? entry.link.peer
             let key = cut.rawValue + "." + name
             cutNames[cutNames[key] != nil || cutNames.count < Self.maxNames ? key : cut.rawValue + ".other", default: 0] += 1
-            logger.warning("subscriber cut", ["reason": cut.rawValue, "subscriber": name, "address": entry.link.peer,
-                                              "queuedBytes": "\(sample.queuedBytes)", "receivedBytes": "\(sample.receivedBytes)"])
+            let metadata = ["subscriber": name, "address": entry.link.peer, "queuedBytes": "\(sample.queuedBytes)", "receivedBytes": "\(sample.receivedBytes)"]
+            for line in cutLog.refused(cut.rawValue, who: name, metadata, now: now) { logger.warning(line.message, line.metadata) }
         }
+        for line in cutLog.due(now: now) { logger.warning(line.message, line.metadata) }
     }
 
     /// Health keys: `subscribers.watched`, `subscribers.cut.<reason>` and `subscribers.cut.<reason>.<name>`.

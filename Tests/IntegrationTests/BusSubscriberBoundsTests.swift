@@ -54,6 +54,40 @@ struct BusSubscriberBoundsTests {
         try platform.waitHealthy("bus")
     }
 
+    @Test("deployed: a slow subscriber's cut is counted under its key name and role")
+    func slowSubscriberNamed() throws {
+        let platform = try Platform(security: .deployed)
+        defer { platform.stop() }
+        _ = try platform.keys!.add(name: "tail-1", role: .operator)
+        platform.extraArguments["bus"] = ["--max-message-bytes", "65536", "--subscriber-max-bytes", "1048576", "--slow-subscriber-seconds", "1"]
+        try platform.start(busAnd: [])
+        let context = try Context()
+        let slow = try Socket(context, .sub)
+        defer { slow.close() }
+        try slow.setLinger(milliseconds: 0)
+        try slow.setReceiveHighWaterMark(1)
+        try slow.subscribe("")
+        try platform.security(as: "tail-1").secureClient(slow, server: "bus")
+        try slow.connect(platform.busSub)
+        // The slow one is the only subscriber: its first subscription names its connection.
+        try platform.waitForHealth("bus", "the slow subscriber's subscription", context) { Self.number($0, "subscriptions.held") >= 1 }
+        let publisher = try platform.busPublisher(context, as: "kitchen-display")
+        defer { publisher.close() }
+        // kitchen-display's heartbeat, about 60 KB with its streams: the bus forwards a service's own.
+        let streams = Dictionary(uniqueKeysWithValues: (0..<2_000).map { ("stream-\($0)-padding-padding", UInt64($0)) })
+        let frames = Platform.frames("heartbeat.kitchen-display.", Envelope(type: .heartbeat, source: "kitchen-display", stream: "heartbeat", seq: 1, time: Timestamp(Date()),
+                                                                            body: .heartbeat(Heartbeat(service: "kitchen-display", streams: streams, replayEndpoint: "tcp://127.0.0.1:1"))))
+        let deadline = Date().addingTimeInterval(30)
+        var details: [String: String] = [:]
+        while Date() < deadline, Self.number(details, "subscribers.cut.slow") == 0 {
+            for _ in 0..<50 { try publisher.send(multipart: frames, dontWait: true) }
+            Thread.sleep(forTimeInterval: 0.05)
+            details = try platform.healthDetails("bus", context)
+        }
+        #expect(details["subscribers.cut.slow.tail-1 (operator)"] == "1", "\(details)")
+        try platform.waitHealthy("bus")
+    }
+
     @Test("a subscriber sending thousands of subscriptions at once is cut as a flood; one sending a prefix above the bound is dropped; others go on")
     func subscriptionFloodIsCut() throws {
         let platform = try Platform()
