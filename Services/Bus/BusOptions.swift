@@ -24,7 +24,7 @@ enum BusOptions {
     static let slowSubscriberSeconds = Option.seconds("slow-subscriber-seconds", default: 5,
                                                       help: "a subscriber that acknowledges nothing of what waits for it this long is cut")
     static let maxPrefixBytes = Option.count("subscription-max-prefix-bytes", 1...4_095, default: 256,
-                                             help: "the longest subscription prefix; a subscriber sending a longer one is cut by the transport")
+                                             help: "the longest subscription prefix (deployed: a longer one is refused; one over 256 bytes longer drops its link in the transport)")
     static let maxHeld = Option.count("subscription-max-held", 1...100_000, default: 64, help: "subscription prefixes one subscriber connection may hold")
     static let maxHeldBytes = Option.count("subscription-max-held-bytes", 1...16 * 1_048_576, default: 4_096,
                                            help: "the bytes of the prefixes one subscriber connection holds, together")

@@ -151,6 +151,7 @@ final class BusProxy {
         reactor.run()
         capture?.close()
         health.close()
+        watch.unwatch(gates?.subscriptions.backend ?? backend)
         (gates?.subscriptions.backend ?? backend).close()
         frontend.close()
         watch.close()

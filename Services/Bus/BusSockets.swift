@@ -22,6 +22,10 @@ struct BusSockets {
     /// Subscription messages libzmq may hold for the bus to read, per subscriber connection. The
     /// bus reads them at a bounded pace; libzmq records each in its own trie as it takes them.
     static let subscriptionHighWaterMark: Int32 = 1_000
+    /// What the transport bound leaves above the prefix bound: the flag byte and CURVE's framing
+    /// (33 bytes a message), and room for its handshake, whose INITIATE (about 300 bytes with the
+    /// peer's metadata) is read under the same bound. A prefix between the two is refused by the gate.
+    static let framingBytes = 256
 
     /// The XSUB side, bound to `endpoint`.
     func frontend(_ endpoint: String) throws -> Socket {
@@ -48,9 +52,9 @@ struct BusSockets {
         try socket.setSendHighWaterMark(subscriberHighWaterMark)
         try socket.setReceiveHighWaterMark(Self.subscriptionHighWaterMark)
         try socket.setLinger(milliseconds: 500)
-        // What comes in on this side is subscriptions: a subscriber that sends more (a prefix above
-        // the bound) is dropped by the transport before libzmq records or the bus reads it.
-        try socket.setMaxMessageSize(bytes: Int64(maxPrefixBytes + 1))
+        // What comes in on this side is subscriptions: a subscriber that sends more (a prefix well
+        // above the bound) is dropped by the transport before libzmq records or the bus reads it.
+        try socket.setMaxMessageSize(bytes: Int64(maxPrefixBytes + Self.framingBytes))
         if security.mode == .deployed {
             try socket.setXPubManual(true)
         } else {

@@ -72,6 +72,16 @@ final class SubscriberWatch {
         budget = SubscriberLinks(limits: budget.limits)
     }
 
+    /// Stops watching `socket` before it is closed. libzmq's I/O thread sends each monitor event
+    /// blocking, and goes on sending them (one per connection it ends) until a closed socket is
+    /// gone: were our end of the monitor closed first, it would wait for a reader forever, and every
+    /// connection of the bus with it. Starting a monitor of no events stops the old one (libzmq 4.3
+    /// `socket_base_t::monitor`); ours is closed when the next socket is watched.
+    func unwatch(_ socket: Socket) {
+        generation += 1
+        try? socket.monitor("inproc://bus.subscribers.\(generation).off", events: 0)
+    }
+
     /// Reads every queued monitor event.
     private func take() throws {
         guard let events else { return }

@@ -169,6 +169,7 @@ final class SubscriptionGate {
         let bound = (try? backend.lastEndpoint).flatMap { $0.isEmpty ? nil : $0 } ?? endpoint
         try backend.setLinger(milliseconds: 0)
         let old = backend
+        sockets.watch?.unwatch(old)
         old.close()
         for prefix in ledger.reset() { try frontend.send([0] + prefix) }
         let fresh = try sockets.backend(bound)
