@@ -19,7 +19,7 @@ enum BusOptions {
                                               help: "publications larger than twice this are refused by the transport (set it as the services' --max-message-bytes)")
 
     // What one subscriber may make the bus hold and do (issue 28; `SubscriptionBudget`, `SubscriberLinks`).
-    static let subscriberMaxBytes = Option.count("subscriber-max-bytes", 1_048_576...Int(Int32.max), default: 64 * 1_048_576,
+    static let subscriberMaxBytes = Option.count("subscriber-max-bytes", 1_048_576...Int(Int32.max), default: 1_024 * 1_048_576,
                                                  help: "bytes the bus may queue for one subscriber: its send high-water mark is this over twice --max-message-bytes (at most --hwm)")
     static let slowSubscriberSeconds = Option.seconds("slow-subscriber-seconds", default: 5,
                                                       help: "a subscriber that acknowledges nothing of what waits for it this long is cut")
