@@ -88,6 +88,40 @@ struct BusSubscriberBoundsTests {
         try platform.waitHealthy("bus")
     }
 
+    @Test("deployed: the XPUB side rebuilt on revocations, with subscribers connected and connections dropped all the while, keeps forwarding and answering")
+    func rebuildWithSubscribers() throws {
+        let platform = try Platform(security: .deployed)
+        defer { platform.stop() }
+        try platform.start(busAnd: ["kitchen-display"])
+        let context = try Context()
+        let subscribers = try (0..<30).map { _ in try BusSubscriber(platform, context, as: "operator", prefixes: ["heartbeat."]) }
+        defer { subscribers.forEach { $0.close() } }
+        try platform.waitForHealth("bus", "30 subscriptions", context) { Self.number($0, "subscriptions.held") >= 30 }
+        // And connections ending in error all the while (each sends a subscription above the
+        // transport's bound, is dropped, and comes back 10 ms later): libzmq reports each end.
+        let droppers = try (0..<4).map { _ -> Socket in
+            let socket = try Socket(context, .sub)
+            try socket.setLinger(milliseconds: 0)
+            try socket.setReconnectInterval(milliseconds: 10, maxMilliseconds: 10)
+            try socket.subscribe(String(repeating: "d", count: 600))
+            try platform.security(as: "operator").secureClient(socket, server: "bus")
+            try socket.connect(platform.busSub)
+            return socket
+        }
+        defer { droppers.forEach { $0.close() } }
+        Thread.sleep(forTimeInterval: 0.5)
+        // Two revocations in a row, each cutting every subscriber: libzmq ends 30 connections of the old socket each time.
+        for (round, key) in ["beacon-ingest-s1", "region-monitor-s1"].enumerated() {
+            try platform.keys!.revoke(name: key)
+            platform.hangUp("bus")
+            try platform.waitForHealth("bus", "revocation \(round + 1)", context) { Self.number($0, "sessions.cut") == round + 1 }
+        }
+        let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["heartbeat."], security: try platform.security(as: "operator"))
+        defer { watcher.close() }
+        _ = try watcher.waitFor("heartbeat.kitchen-display.", timeout: 10)
+        try platform.waitHealthy("bus")
+    }
+
     @Test("a subscriber sending thousands of subscriptions at once is cut as a flood; one sending a prefix above the bound is dropped; others go on")
     func subscriptionFloodIsCut() throws {
         let platform = try Platform()
