@@ -30,8 +30,11 @@ final class BusProxy {
         let context = try Context()
         // Before any socket: in deployed mode the ZAP handler must run before a server socket binds.
         let security = try SocketSecurity.from(config, name: config[BusOptions.instance], serving: context, logger: logger)
+        let reactor = Reactor(shutdown: shutdown, logger: logger)
+        let watch = SubscriberWatch(context: context, reactor: reactor, limits: BusOptions.linkLimits(config), logger: logger)
         let sockets = BusSockets(context: context, security: security, hwm: Int32(config[BusOptions.hwm]),
-                                 maxMessageBytes: config[BusOptions.maxMessageBytes], logger: logger)
+                                 maxMessageBytes: config[BusOptions.maxMessageBytes], subscriberHighWaterMark: BusOptions.subscriberHighWaterMark(config),
+                                 maxPrefixBytes: config[BusOptions.maxPrefixBytes], watch: watch, logger: logger)
         let frontend = try sockets.frontend(config[BusOptions.xsub])
         let backend = try sockets.backend(config[BusOptions.xpub])
         let health = try Socket(context, .rep)
@@ -42,16 +45,18 @@ final class BusProxy {
         if !config[BusOptions.capture].isEmpty {
             let socket = try Socket(context, .pub)
             try socket.setLinger(milliseconds: 0)
+            // A capture listener that stops reading holds no more than a subscriber of the XPUB side.
+            try socket.setSendHighWaterMark(sockets.subscriberHighWaterMark)
             // Every forwarded message goes out here: in deployed mode only operators may listen.
             try security.secureServer(socket, endpoint: config[BusOptions.capture], admitting: [.operator])
             try socket.bind(config[BusOptions.capture])
             capture = socket
         }
 
-        let reactor = Reactor(shutdown: shutdown, logger: logger)
         let gates: (subscriptions: SubscriptionGate, publications: PublicationGate, deadLetters: BusDeadLetters)?
         if security.mode == .deployed {
-            let subscriptions = SubscriptionGate(backend: backend, frontend: frontend, sockets: sockets, endpoint: config[BusOptions.xpub], reactor: reactor, logger: logger)
+            let subscriptions = SubscriptionGate(backend: backend, frontend: frontend, sockets: sockets, endpoint: config[BusOptions.xpub], reactor: reactor,
+                                                 limits: BusOptions.subscriptionLimits(config), logger: logger) { [unowned watch] in watch.newSession(named: $0) }
             let deadLetters = BusDeadLetters(instance: config[BusOptions.instance]) { [unowned subscriptions] frames in
                 try subscriptions.backend.send(multipart: frames, dontWait: true)
             }
@@ -67,6 +72,7 @@ final class BusProxy {
             details.merge(security.healthDetails) { _, new in new }
             details.merge(ProcessUsage.healthDetails) { _, new in new }
             details.merge(router.metrics.healthDetails) { _, new in new }
+            details.merge(watch.healthDetails) { _, new in new }
             details["auth.refused"] = "\(router.refusals)"
             details["auth.refused.onBehalfOf"] = "\(router.onBehalfOfRefusals)"
             if let gates {
@@ -84,7 +90,11 @@ final class BusProxy {
             if let gates {
                 try gates.subscriptions.drain()
             } else {
-                while try backend.forwardOne(to: frontend) { subscriptionChanges += 1 }
+                // A bounded number a turn, as in deployed mode: forwarding interleaves with a flood of them.
+                for _ in 0..<SubscriptionGate.perTurn {
+                    guard try backend.forwardOne(to: frontend) else { break }
+                    subscriptionChanges += 1
+                }
             }
         }
         reactor.onReadable(frontend) { [unowned self] in
@@ -94,7 +104,7 @@ final class BusProxy {
                 if index % 64 == 63, Reactor.monotonic() - start >= Reactor.timeSlice { return }
                 if let gates {
                     // Deployed: read what the subscription side queued meanwhile (see SubscriptionGate).
-                    if index % 256 == 255 { try gates.subscriptions.drain() }
+                    if index % 256 == 255 { try gates.subscriptions.drain(limit: 64) }
                     let outcome = try frontend.forwardOne(to: gates.subscriptions.backend) { message in
                         guard gates.publications.admits(message) else { return false }
                         if let capture { try? capture.send(multipart: (0..<message.frameCount).map { Data(message.frame($0)) }, dontWait: true) }
@@ -114,6 +124,8 @@ final class BusProxy {
             }
         }
         if let gates { reactor.every(1, name: "subscription budget") { gates.subscriptions.tick() } }
+        // What a cut subscriber or a churn of subscriptions freed goes back to the system.
+        reactor.every(10, name: "memory.trim") { ServiceHost.trimHeap() }
         reactor.onReadable(health) {
             while let message = try health.tryReceivePeerMessage() {
                 let reply = router.reply(to: message, security: security)
@@ -140,8 +152,10 @@ final class BusProxy {
         reactor.run()
         capture?.close()
         health.close()
+        watch.unwatch(gates?.subscriptions.backend ?? backend)
         (gates?.subscriptions.backend ?? backend).close()
         frontend.close()
+        watch.close()
         security.close()
         logger.info("stopped", ["forwarded": "\(forwarded)"])
     }

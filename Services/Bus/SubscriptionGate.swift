@@ -29,7 +29,14 @@ final class SubscriptionGate {
     private let reactor: Reactor
     private let logger: Logger
     private var ledger = SubscriptionLedger()
-    private var budget = SubscriptionBudget()
+    private var budget: SubscriptionBudget
+    /// What the pass over the queue under way has seen (a pass ends when the queue is found empty
+    /// and may span several turns: `drain` reads a bounded number of messages a call).
+    private var pass = Pass()
+    /// The highest session number seen: a higher one is a connection's first subscription.
+    private var lastSession = 0
+    /// Told the key name (and role) of each new session's first subscription (`SubscriberWatch`).
+    private let onNewSession: (String) -> Void
     private var overBudget: [SubscriptionBudget.Refusal: Int] = [:]
     private var refusalLog = RefusalLog(first: "subscription over budget", summary: "subscriptions over budget")
     /// Whether this libzmq still lets a subscription be applied to an ended connection (< 4.3.5).
@@ -43,7 +50,19 @@ final class SubscriptionGate {
         case revoked, unpaired
     }
 
-    init(backend: Socket, frontend: Socket, sockets: BusSockets, endpoint: String, reactor: Reactor, logger: Logger) {
+    private struct Pass {
+        var applied: Set<[UInt8]> = []
+        var unpaired = false
+        var rebuildReason: String?
+    }
+
+    /// Subscription messages one `drain` call reads at most, so forwarding interleaves with a flood of them.
+    static let perTurn = 256
+
+    init(backend: Socket, frontend: Socket, sockets: BusSockets, endpoint: String, reactor: Reactor, limits: SubscriptionBudget.Limits,
+         logger: Logger, onNewSession: @escaping (String) -> Void = { _ in }) {
+        budget = SubscriptionBudget(limits: limits)
+        self.onNewSession = onNewSession
         self.backend = backend
         self.frontend = frontend
         self.sockets = sockets
@@ -54,60 +73,72 @@ final class SubscriptionGate {
         appliesToEndedConnections = (v.major, v.minor, v.patch) < (4, 3, 5)
     }
 
-    /// Reads every queued subscription message (one pass, to the end of the queue), then rebuilds
-    /// the socket if the pass showed it can no longer pair messages with connections.
-    func drain() throws {
-        var appliedThisPass: Set<[UInt8]> = []
-        var unpaired = false
-        var rebuildReason: String?
-        while let message = try backend.tryReceivePeerMessage() {
-            changes += 1
-            guard message.frames.count == 1, let kind = message.frames[0].first, kind <= 1 else {
-                unpaired = true
-                rebuildReason = rebuildReason ?? "a message that is no subscription, from \(message.userId ?? "an unknown connection")"
-                continue
+    /// Reads queued subscription messages, at most `limit` of them a call, so the forwarding waits
+    /// on no more than that. A pass ends when the queue is found empty; then the socket is rebuilt
+    /// if the pass showed it can no longer pair messages with connections.
+    func drain(limit: Int = SubscriptionGate.perTurn) throws {
+        for _ in 0..<limit {
+            guard let message = try backend.tryReceivePeerMessage() else {
+                let ended = pass
+                pass = Pass()
+                if let reason = ended.rebuildReason { try rebuild(.unpaired, reason: reason) }
+                return
             }
-            // Nothing read after such a message is paired with its own connection until the queue is empty.
-            if unpaired { continue }
-            let prefix = Array(message.frames[0].dropFirst())
-            guard message.userId != nil else {
-                // libzmq's unsubscription for a connection that ended (it carries no metadata).
-                if appliesToEndedConnections && appliedThisPass.contains(prefix) {
-                    rebuildReason = rebuildReason ?? "a subscription to \(Quoting.quoted(String(decoding: prefix, as: UTF8.self))) from a connection that ended before it was read"
-                }
-                try forward(ledger.released(prefix), prefix)
-                continue
+            try take(message)
+        }
+    }
+
+    /// One subscription message of the pass under way.
+    private func take(_ message: PeerMessage) throws {
+        changes += 1
+        guard message.frames.count == 1, let kind = message.frames[0].first, kind <= 1 else {
+            pass.unpaired = true
+            pass.rebuildReason = pass.rebuildReason ?? "a message that is no subscription, from \(message.userId ?? "an unknown connection")"
+            return
+        }
+        // Nothing read after such a message is paired with its own connection until the queue is empty.
+        if pass.unpaired { return }
+        let prefix = Array(message.frames[0].dropFirst())
+        guard message.userId != nil else {
+            // libzmq's unsubscription for a connection that ended (it carries no metadata).
+            if appliesToEndedConnections && pass.applied.contains(prefix) {
+                pass.rebuildReason = pass.rebuildReason ?? "a subscription to \(Quoting.quoted(String(decoding: prefix, as: UTF8.self))) from a connection that ended before it was read"
             }
-            let holder = message.session ?? ""
-            if kind == 1 {
-                let principal = sockets.security.caller(userId: message.userId, key: message.publicKey)?.principal
-                var allowed = principal.map { BusAccess.maySubscribe($0, to: prefix) } ?? false
-                if allowed || prefix.count > budget.limits.maxPrefixBytes, ledger.holding(prefix, by: holder) != true {
-                    let held = ledger.held(by: holder)
-                    if let refusal = budget.subscribe(prefix, by: holder, held: held.count, heldBytes: held.bytes, now: Reactor.monotonic()) {
-                        overBudget[refusal, default: 0] += 1
-                        logOverBudget(refusal, principal: message.userId ?? "", prefix: prefix)
-                        // No one may hold a prefix that long, so no release of it can concern an
-                        // allowed holder: it is not recorded (the ledger stays small under a flood of them).
-                        if refusal == .prefixTooLong { continue }
-                        allowed = false
-                    }
-                }
-                if allowed {
-                    try backend.subscribe(bytes: prefix)
-                    appliedThisPass.insert(prefix)
-                } else {
-                    refused[principal?.role, default: 0] += 1
-                    logger.debug("subscription refused", ["principal": message.userId ?? "", "prefix": Quoting.cut(String(decoding: prefix, as: UTF8.self))])
-                }
-                try forward(ledger.subscribed(prefix, by: holder, allowed: allowed), prefix)
-            } else {
-                // Always safe: it removes only this connection's own subscription, if it has one.
-                try backend.unsubscribe(bytes: prefix)
-                try forward(ledger.unsubscribed(prefix, by: holder), prefix)
+            try forward(ledger.released(prefix), prefix)
+            return
+        }
+        let holder = message.session ?? ""
+        let principal = sockets.security.caller(userId: message.userId, key: message.publicKey)?.principal
+        if let session = Int(holder), session > lastSession {
+            lastSession = session
+            onNewSession((message.userId ?? "") + (principal.map { " (\($0.role.rawValue))" } ?? ""))
+        }
+        guard kind == 1 else {
+            // Always safe: it removes only this connection's own subscription, if it has one.
+            try backend.unsubscribe(bytes: prefix)
+            try forward(ledger.unsubscribed(prefix, by: holder), prefix)
+            return
+        }
+        var allowed = principal.map { BusAccess.maySubscribe($0, to: prefix) } ?? false
+        if allowed || prefix.count > budget.limits.maxPrefixBytes, ledger.holding(prefix, by: holder) != true {
+            let held = ledger.held(by: holder)
+            if let refusal = budget.subscribe(prefix, by: holder, held: held.count, heldBytes: held.bytes, now: Reactor.monotonic()) {
+                overBudget[refusal, default: 0] += 1
+                logOverBudget(refusal, principal: message.userId ?? "", prefix: prefix)
+                // No one may hold a prefix that long, so no release of it can concern an
+                // allowed holder: it is not recorded (the ledger stays small under a flood of them).
+                if refusal == .prefixTooLong { return }
+                allowed = false
             }
         }
-        if let rebuildReason { try rebuild(.unpaired, reason: rebuildReason) }
+        if allowed {
+            try backend.subscribe(bytes: prefix)
+            pass.applied.insert(prefix)
+        } else {
+            refused[principal?.role, default: 0] += 1
+            logger.debug("subscription refused", ["principal": message.userId ?? "", "prefix": Quoting.cut(String(decoding: prefix, as: UTF8.self))])
+        }
+        try forward(ledger.subscribed(prefix, by: holder, allowed: allowed), prefix)
     }
 
     /// The first subscription over budget of a reason at once, then a summary every 10 s.
@@ -133,10 +164,12 @@ final class SubscriptionGate {
     /// subscriber reconnects, handshakes (a revoked key is refused there) and subscribes anew.
     func rebuild(_ cause: Cause, reason: String) throws {
         rebuilds[cause, default: 0] += 1
+        pass = Pass()
         logger.warning("subscriber connections cut; the XPUB side listens again", ["reason": reason])
         let bound = (try? backend.lastEndpoint).flatMap { $0.isEmpty ? nil : $0 } ?? endpoint
         try backend.setLinger(milliseconds: 0)
         let old = backend
+        sockets.watch?.unwatch(old)
         old.close()
         for prefix in ledger.reset() { try frontend.send([0] + prefix) }
         let fresh = try sockets.backend(bound)

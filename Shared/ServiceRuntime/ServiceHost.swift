@@ -149,7 +149,7 @@ public final class ServiceHost {
 
     /// glibc's `malloc_trim(0)`, looked up at run time (Swift's Glibc module does not export
     /// malloc.h); a no-op on a libc without it.
-    static func trimHeap() {
+    public static func trimHeap() {
         typealias Trim = @convention(c) (Int) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
         _ = unsafeBitCast(symbol, to: Trim.self)(0)

@@ -18,7 +18,7 @@ struct ManualDefaultsTests {
                                          ["load-test", "bench", "--help"], ["load-test", "abuse", "--help"], ["order-service", "--help"]]),
         ("Services/Cafectl/README.md", [["cafectl", "help"]]),
         ("Services/Edge/README.md", [["edge", "--help"]]),
-        ("deploy/README.md", [["order-service", "--help"], ["region-monitor", "--help"], ["notification-service", "--help"], ["edge", "--help"]]),
+        ("deploy/README.md", [["order-service", "--help"], ["region-monitor", "--help"], ["notification-service", "--help"], ["edge", "--help"], ["bus", "--help"]]),
     ]
 
     /// `--name` quoted with a number: "`--name` (N", "`--name` (default N", "`--name`, N".

@@ -11,7 +11,8 @@ struct AbuseTests {
     @Test("with no flag, every attack runs with issue 28's sizes; the steady load takes load-test run's flags")
     func defaults() throws {
         let settings = try settings([])
-        #expect(settings.attacks == ["replays", "requests", "subscriptions"] && settings.replayClients == 50 && settings.replayStream == "order")
+        #expect(settings.attacks == AbuseAttacks.names && settings.replayClients == 50 && settings.replayStream == "order")
+        #expect(AbuseAttacks.names.contains("slow-subscriber") && settings.slowSubscribers == 4 && settings.slowReaders == 1)
         #expect(settings.churnPrefixes == 10_000 && settings.churnPrefixBytes == 4_000 && settings.churnHeld == 50)
         #expect(settings.replayEndpoint == "tcp://127.0.0.1:7430" && settings.edge == "tcp://127.0.0.1:7460" && settings.settleSeconds == 20)
         let flagged = try self.settings(["--attacks", "requests", "--rate", "5000", "--order-rate", "2", "--duration", "20", "--replay-clients", "5"])

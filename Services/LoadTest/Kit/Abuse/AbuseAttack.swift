@@ -30,13 +30,14 @@ struct AttackKeys: Sendable {
 /// The attacks `load-test abuse` knows, by name, in the order it runs them. Handshake floods and
 /// slow subscribers (issue 28) join here by name as they are built.
 enum AbuseAttacks {
-    static let names = ["replays", "requests", "subscriptions"]
+    static let names = ["replays", "requests", "subscriptions", "slow-subscriber"]
 
     static func make(_ name: String, settings: AbuseSettings) -> AbuseAttack? {
         switch name {
         case "replays": ReplayFlood(settings: settings)
         case "requests": RequestFlood(settings: settings)
         case "subscriptions": SubscriptionChurn(settings: settings)
+        case "slow-subscriber": SlowSubscriber(settings: settings)
         default: nil
         }
     }
