@@ -69,8 +69,13 @@ let package = Package(
         .target(name: "EdgeCore", dependencies: ["Messages", "Policy"], path: "Services/Edge/Core"),
         // The edge's server (sockets to Pushpin and the services, sessions, limits, and in Streams/
         // live order status over SSE held by Pushpin) and its executable.
-        .target(name: "EdgeServer", dependencies: ["EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus"],
+        .target(name: "EdgeServer", dependencies: ["EdgeCore", "EdgeWeb", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus"],
                 path: "Services/Edge/Server"),
+        // The screens' pages (kitchen display, pickup board, status), plain HTML, CSS and JavaScript
+        // compiled into the edge's binary: nothing to install beside it, nothing from the internet.
+        .target(name: "EdgeWeb", path: "Services/Edge/Web", exclude: ["README.md"],
+                resources: ["index.html", "kitchen.html", "board.html", "status.html", "screens.css", "live.js", "kitchen.js", "board.js", "status.js"]
+                    .map { .embedInCode($0) }),
         .executableTarget(name: "edge", dependencies: ["EdgeServer", "ServiceRuntime"], path: "Services/Edge/Main"),
     ]
     + [

@@ -9,7 +9,7 @@ public enum RouteTable {
     public static let sessionRoles: Set<Role> = [.phone, .kiosk, .kitchen]
 
     /// Every route of `/v1`.
-    public static let v1: [Route] = meta + sessions + devices + ordering + kitchen + streams
+    public static let v1: [Route] = meta + sessions + devices + ordering + kitchen + streams + screens
 
     /// The API describing itself.
     static let meta: [Route] = [

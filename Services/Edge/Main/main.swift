@@ -14,8 +14,10 @@ ServiceLaunch(EdgeSettings.common, summary: EdgeSettings.summary, specs: EdgeSet
     let edge = try EdgeServer(host: host, settings: settings, issuers: issuers)
     let streams = EdgeStreams(host: host, settings: settings.streams, ask: edge.ask)
     try streams.start()
+    let screens = ScreenSnapshots(journal: streams.journal, ask: edge.ask, clock: host.clock, logger: host.logger)
     edge.openStream = { call, headers, principal, done in
-        streams.open(action: call.action, pathParameters: call.pathParameters, headers: headers, principal: principal, done: done)
+        if case .screen(let action) = call.action { return screens.answer(action, query: call.body, principal: principal, done: done) }
+        streams.open(action: call.action, pathParameters: call.pathParameters, body: call.body, headers: headers, principal: principal, done: done)
     }
     edge.start()
     return edge
