@@ -91,14 +91,7 @@
     const lines = Live.el("ul", "lines");
     for (const line of t.lines) {
       const li = Live.el("li");
-      const name = Live.el("span", "line", line.quantity + " × " + line.name);
-      li.append(name);
-      if (line.itemId) {
-        const out = ui.unavailable.get(line.itemId) === false;
-        const b = Live.el("button", "mini" + (out ? " restore" : ""), out ? "restore" : "86");
-        b.onclick = (e) => { e.stopPropagation(); setAvailable(line.itemId, out); };
-        li.append(b);
-      }
+      li.append(Live.el("span", "line" + (ui.unavailable.get(line.itemId) === false ? " out" : ""), line.quantity + " × " + line.name));
       if (line.modifiers && line.modifiers.length) li.append(Live.el("div", "mods", line.modifiers.join(", ")));
       lines.append(li);
     }
@@ -119,11 +112,12 @@
       Live.el("span", "age", mmss(o.ageSeconds + elapsed())));
     card.append(head);
     badges(card, o);
-    const lines = Live.el("ul", "lines");
+    const lines = Live.el("ul", "lines expo");
     for (const t of o.tickets) {
-      const li = Live.el("li", t.state === "ready" ? "bumped" : "");
-      li.append(Live.el("span", "line", t.station + ": " + (t.state === "ready" ? "bumped" : t.state === "inProgress" ? "started" : t.firing === "hold" ? "HOLD " + mmss((t.holdSeconds || 0) - elapsed()) : "FIRE")));
-      li.append(Live.el("div", "mods", t.lines.map((l) => l.quantity + "× " + l.name).join(", ")));
+      const li = Live.el("li", "station-row" + (t.state === "ready" ? " bumped" : ""));
+      const status = t.state === "ready" ? "✓" : t.state === "inProgress" ? "STARTED" : t.firing === "hold" ? "HOLD " + mmss((t.holdSeconds || 0) - elapsed()) : "FIRE";
+      li.append(Live.el("b", "", t.station), Live.el("span", "st-" + (t.state === "ready" ? "done" : t.firing || "fire"), status),
+        Live.el("span", "items", t.lines.map((l) => l.quantity + "× " + l.name).join(", ")));
       lines.append(li);
     }
     card.append(lines);
@@ -169,11 +163,23 @@
       if (ui.view !== "all" && ui.view !== "expediter" && c.station !== ui.view) continue;
       counts.append(Live.el("span", "count", c.quantity + " " + c.name));
     }
+    // 86: the selected ticket's items can be marked sold out; what is 86'd can be restored.
     const out = document.getElementById("unavailable");
     out.replaceChildren();
+    const chosen = selectedItem();
+    const names = new Map();
+    for (const t of (ui.snapshot ? ui.snapshot.done.tickets : [])) for (const l of t.lines) if (l.itemId) names.set(l.itemId, l.name);
+    if (chosen && chosen.kind === "ticket") {
+      for (const line of chosen.t.lines) {
+        if (!line.itemId || ui.unavailable.get(line.itemId) === false) continue;
+        const b = Live.el("button", "mini", "86 " + line.name);
+        b.onclick = () => setAvailable(line.itemId, false);
+        out.append(b);
+      }
+    }
     for (const [itemId, available] of ui.unavailable) {
       if (available) continue;
-      const b = Live.el("button", "mini restore", "86 " + itemId + " · restore");
+      const b = Live.el("button", "mini restore", "86'd " + (names.get(itemId) || itemId) + " · restore");
       b.onclick = () => setAvailable(itemId, true);
       out.append(b);
     }
@@ -243,14 +249,16 @@
     const list = items();
     const pages = Math.max(1, Math.ceil(list.length / perPage));
     if (/^[0-9]$/.test(e.key)) {
-      ui.digits += e.key;
+      // Two digits typed within 0.8 s pick tickets 10–20; a pair naming no ticket starts over.
+      const shown = Math.min(perPage, list.length - ui.page * perPage);
+      ui.digits = ui.digits && Number(ui.digits + e.key) <= shown ? ui.digits + e.key : e.key;
       clearTimeout(ui.digitTimer);
       ui.digitTimer = setTimeout(() => { ui.digits = ""; }, 800);
-      const n = Number(ui.digits.length > 2 ? e.key : ui.digits);
-      const item = list[ui.page * perPage + n - 1];
+      const item = list[ui.page * perPage + Number(ui.digits) - 1];
       if (item) ui.selected = item.kind === "order" ? item.o.orderId : item.t.ticketId;
       render();
     } else if (e.key === "Enter") {
+      ui.digits = "";
       const item = selectedItem();
       if (!item) return say("pick a ticket first (its number)", true);
       if (item.kind === "order") bumpOrder(item.o); else act("bump", item.t.ticketId);
