@@ -65,7 +65,8 @@ def cafectl(*words):
 
 
 def token(kind, cafe, label):
-    return json.loads(cafectl("tokens", "issue", "--kind", kind, "--cafe", cafe, "--label", label))["token"]
+    cafe = ["--cafe", cafe] if cafe else []
+    return json.loads(cafectl("tokens", "issue", "--kind", kind, *cafe, "--label", label))["token"]
 
 
 order_count = [0]
@@ -208,7 +209,7 @@ def restart(name, argv):
         f.write("%d\n" % child.pid)
 
 
-def outage(name, kds, board, phone_orders):
+def outage(name, kds, board, ops):
     """Stops `name`, sees the banner, places orders meanwhile, restarts it, sees them once."""
     stopped_at = time.monotonic()
     argv = stop(name)
@@ -217,6 +218,8 @@ def outage(name, kds, board, phone_orders):
     check(bool(text) and text.startswith("disconnected since ") and seen <= 5.0,
           "%s stopped: the kitchen display shows %r after %.1f s (at most 5 s)" % (name, text, seen))
     check(bool(wait(lambda: banner(board), 3)), "%s stopped: the pickup board shows the banner too" % name)
+    check(bool(wait(lambda: banner(ops), 3)), "%s stopped: the status page shows the banner too" % name)
+    shot(ops, "status", name + "-stopped")
     shot(kds, "kitchen", name + "-stopped")
     shot(board, "board", name + "-stopped")
     placed = [offline_order() for _ in range(3)]
@@ -231,6 +234,7 @@ def outage(name, kds, board, phone_orders):
     board_ok = wait(lambda: not banner(board) and all(board_column(board, o) == "preparing" for o in placed), 20, 0.2)
     entries = board_entries(board)
     check(bool(board_ok) and len(entries) == len(set(entries)), "%s restarted: the board shows each of them once, preparing" % name)
+    check(bool(wait(lambda: not banner(ops), 10)), "%s restarted: the status page's banner is gone" % name)
     shot(kds, "kitchen", name + "-restarted")
     shot(board, "board", name + "-restarted")
     return placed
@@ -266,6 +270,7 @@ def main():
     kitchen = token("kitchen", "caffe-macs", "browser-kds")
     other = token("kitchen", "macs-coffee", "browser-other-cafe")
     kiosk = token("kiosk", "caffe-macs", "browser-kiosk")
+    operator = token("operator", None, "browser-status")
     id_token = subprocess.run(["deploy/local-issuer.sh", "token", os.path.join(args.data, "issuer"), "alice", "n-browser"],
                               capture_output=True, text=True, check=True).stdout.strip()
     status, session = http("POST", "/v1/sessions", body={"idToken": id_token, "nonce": "n-browser", "deviceId": "phone-1"})
@@ -281,6 +286,12 @@ def main():
     check(status == 403, "a kiosk token asking for the pickup board's snapshot: %s" % status)
     status, _ = http("GET", "/v1/screens/pickup")
     check(status == 401, "no token: %s" % status)
+    status, _ = http("GET", "/v1/screens/status", kitchen)
+    check(status == 403, "a kitchen token asking for the status page: %s" % status)
+    status, _ = http("GET", "/v1/screens/kitchen", operator)
+    check(status == 403, "an operator's status token asking for a kitchen screen: %s" % status)
+    status, _ = http("GET", "/v1/kitchen/tickets", operator)
+    check(status == 403, "an operator's status token asking for a kitchen op: %s" % status)
 
     drivers = []
     try:
@@ -290,10 +301,13 @@ def main():
         drivers.append(board)
         stranger = browser(TABLET)
         drivers.append(stranger)
+        ops = browser(WALL)
+        drivers.append(ops)
+        ops.get(args.api + "/status#token=" + operator)
         kds.get(args.api + "/kitchen#token=" + kitchen)
         board.get(args.api + "/board#token=" + kitchen)
         stranger.get(args.api + "/kitchen#token=" + other)
-        for driver, name in ((kds, "kitchen"), (board, "board"), (stranger, "other-cafe-kitchen")):
+        for driver, name in ((kds, "kitchen"), (board, "board"), (stranger, "other-cafe-kitchen"), (ops, "status")):
             ready = wait(lambda: js(driver, "return !!(window.liveState && liveState.lastHeartbeat && !liveState.down && liveState.seq >= 0 && !liveState.reloading)"), 10)
             check(bool(ready), "%s page loaded its snapshot and hears the heartbeat" % name)
             shot(driver, name, "start")
@@ -373,10 +387,26 @@ def main():
         shot(kds, "kitchen", "expediter")
         js(kds, "document.querySelector('.view').click()")
 
+        # The status page: every process, live; a process that stops is shown and highlighted.
+        rows = wait(lambda: js(ops, "return statusPage.previous ? statusPage.previous.processes.map(p => p.service + ':' + p.status) : null"), 5)
+        services = {r.split(":")[0] for r in rows or []}
+        check({"edge", "beacon-ingest", "region-monitor", "order-service", "kitchen-display", "notification-service"} <= services
+              and all(r.endswith(":ok") for r in rows), "the status page lists every process, each ok: %s" % rows)
+        shot(ops, "status", "all-ok")
+        argv = stop("notification-service")
+        down = wait(lambda: js(ops, "return statusPage.previous.processes.some(p => p.service === 'notification-service' && p.status === 'unreachable')"
+                                    " && document.querySelector('tr.last-change') !== null"), 8)
+        check(bool(down), "notification-service stopped: the status page shows it unreachable, the last change highlighted")
+        shot(ops, "status", "notification-service-stopped")
+        restart("notification-service", argv)
+        back = wait(lambda: js(ops, "return statusPage.previous.processes.every(p => p.status === 'ok')"), 15)
+        check(bool(back), "notification-service restarted: every process ok again")
+        shot(ops, "status", "notification-service-back")
+
         # The edge stops, then Pushpin: the banner within 5 s; after the restart every order placed
         # meanwhile is there once.
-        outage("edge", kds, board, phone)
-        outage("pushpin", kds, board, phone)
+        outage("edge", kds, board, ops)
+        outage("pushpin", kds, board, ops)
         check(not (js(stranger, "return document.querySelectorAll('.card').length") or 0), "after it all, another café's kitchen still sees nothing of caffe-macs")
         shot(stranger, "other-cafe-kitchen", "end")
     finally:

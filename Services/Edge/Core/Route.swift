@@ -45,6 +45,8 @@ public struct Route: Sendable {
         /// What changes a café's screens (order, kitchen and 86 events, without items or names),
         /// and the edge's heartbeat every second.
         case cafeEvents
+        /// The status page's document each time the edge has asked every process (every 2 s).
+        case statusEvents
     }
 
     /// The session endpoints the identity part answers.

@@ -8,4 +8,6 @@ public enum ScreenAction: String, Sendable, CaseIterable {
     /// The customer pickup board: short order numbers and initials, preparing or ready, from
     /// the edge's own journal of the café's order events.
     case pickupBoard
+    /// The operator's status page: every process the edge reaches, with its health.
+    case status
 }

@@ -193,7 +193,7 @@ const Live = (() => {
         if (state.seq === 0) await reload();
         const headers = { Authorization: "Bearer " + token(), Accept: "text/event-stream" };
         if (state.seq > 0) headers["Last-Event-ID"] = String(state.seq);
-        const response = await fetch("/v1/screens/events" + (options.query || ""), { headers, signal: controller.signal, cache: "no-store" });
+        const response = await fetch((options.stream || "/v1/screens/events") + (options.query || ""), { headers, signal: controller.signal, cache: "no-store" });
         if (response.status === 401 || response.status === 403) {
           const problem = await response.json().catch(() => ({}));
           options.refused(problem.detail || "this token may not open this screen");

@@ -44,6 +44,7 @@ public final class ScreenSnapshots {
         switch action {
         case .kitchenScreen: kitchen(cafeId: cafeId, station: ScreenStreams.member("station", in: query), seq: seq, principal: principal, done: done)
         case .pickupBoard: done(board(cafeId: cafeId, seq: seq))
+        case .status: done(Problem(.httpNotFound, "the status page is not a café's screen").response)
         }
     }
 

@@ -89,6 +89,12 @@ public final class EdgeStreams {
         publisher.publish(ScreenStreams.heartbeat(at: now))
     }
 
+    /// Hands one item to Pushpin at once (the status page's documents, which are not journalled).
+    public func publish(_ item: PushpinPublishItem) { publisher?.publish(item) }
+
+    /// How long a held stream may be idle before Pushpin writes a keep-alive.
+    public var keepAliveSeconds: Int { settings.keepAliveSeconds }
+
     /// Hands what the last commits journalled to Pushpin.
     func flush() {
         guard !pending.isEmpty, let publisher else { return }
