@@ -390,7 +390,7 @@ def main():
         # The status page: every process, live; a process that stops is shown and highlighted.
         rows = wait(lambda: js(ops, "return statusPage.previous ? statusPage.previous.processes.map(p => p.service + ':' + p.status) : null"), 5)
         services = {r.split(":")[0] for r in rows or []}
-        check({"edge", "beacon-ingest", "region-monitor", "order-service", "kitchen-display", "notification-service"} <= services
+        check({"bus", "edge", "beacon-ingest", "region-monitor", "order-service", "kitchen-display", "notification-service"} <= services
               and all(r.endswith(":ok") for r in rows), "the status page lists every process, each ok: %s" % rows)
         shot(ops, "status", "all-ok")
         argv = stop("notification-service")

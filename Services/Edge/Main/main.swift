@@ -15,7 +15,7 @@ ServiceLaunch(EdgeSettings.common, summary: EdgeSettings.summary, specs: EdgeSet
     let edge = try EdgeServer(host: host, settings: settings, issuers: issuers)
     let streams = EdgeStreams(host: host, settings: settings.streams, ask: edge.ask)
     try streams.start()
-    let screens = ScreenServer(edge: edge, streams: streams, host: host)
+    let screens = try ScreenServer(edge: edge, streams: streams, host: host, settings: settings.streams)
     edge.openStream = { call, headers, principal, done in
         if screens.answers(call.action) { return screens.answer(call, headers: headers, principal: principal, done: done) }
         streams.open(action: call.action, pathParameters: call.pathParameters, body: call.body, headers: headers, principal: principal, done: done)

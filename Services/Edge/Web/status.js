@@ -18,7 +18,7 @@
     return (h ? h + "h " : "") + String(m).padStart(h ? 2 : 1, "0") + "m " + String(s % 60).padStart(2, "0") + "s";
   }
 
-  function key(p) { return p.service + " " + (p.instance || p.endpoint || ""); }
+  function key(p) { return p.service + " " + (p.endpoint || ""); }
 
   function number(value) { const n = Number(value); return Number.isFinite(n) ? n : 0; }
 
@@ -85,7 +85,7 @@
       if (!row) {
         row = { tr: Live.el("tr"), tds: {}, values: {} };
         for (const name of Object.keys(values)) {
-          row.tds[name] = Live.el("td", name === "process" ? "" : "num");
+          row.tds[name] = Live.el("td", name === "process" ? "proc" : name === "status" ? "" : "n");
           row.tr.append(row.tds[name]);
         }
         tbody.append(row.tr);

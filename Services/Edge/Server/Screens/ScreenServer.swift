@@ -9,11 +9,14 @@ public final class ScreenServer {
     let status: StatusBoard
     let streams: EdgeStreams
 
-    public init(edge: EdgeServer, streams: EdgeStreams, host: ServiceHost) {
+    public init(edge: EdgeServer, streams: EdgeStreams, host: ServiceHost, settings: EdgeStreamSettings) throws {
         self.streams = streams
         snapshots = ScreenSnapshots(journal: streams.journal, ask: edge.ask, clock: host.clock, logger: host.logger)
-        status = StatusBoard(edge: edge) { [unowned streams] item in streams.publish(item) }
+        status = try StatusBoard(edge: edge, host: host, busEndpoint: settings.busEndpoint) { [unowned streams] item in streams.publish(item) }
     }
+
+    /// Closes the socket to the bus's request port, on the reactor's thread.
+    public func close() { status.close() }
 
     /// Starts asking every process for the status page.
     public func start() { status.start() }

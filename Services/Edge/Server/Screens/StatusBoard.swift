@@ -3,8 +3,8 @@ import Foundation
 import Messages
 import ServiceRuntime
 
-/// The operator's status page (`GET /v1/screens/status`, issue 29): every service instance the
-/// edge forwards to, and the edge itself, with the answer of its `health` op: status and reasons,
+/// The operator's status page (`GET /v1/screens/status`, issue 29): the bus, every service
+/// instance the edge forwards to, and the edge itself, with the answer of its `health` op: status and reasons,
 /// uptime, outbox pending, stream positions, and its details (consumer lag, dead letters,
 /// refusals, CPU and memory). The edge asks each instance as itself (its key may call `health`)
 /// every `interval`, and publishes the whole document on the `status` channel as the next event;
@@ -15,6 +15,10 @@ final class StatusBoard {
     static let channel = "status"
 
     private let edge: EdgeServer
+    /// The bus's request socket (not a service the edge forwards to, so not among its links).
+    private let bus: ServiceLink
+    /// The edge's own health details beyond the server's (its bus consumer's cursors).
+    private let ownDetails: () -> [String: String]
     private let publish: (PushpinPublishItem) -> Void
     private let started = Reactor.monotonic()
     /// The last document's id (1, 2, … since the edge started) and bytes.
@@ -23,12 +27,17 @@ final class StatusBoard {
     private var polling = false
     private var asked = 0
 
-    init(edge: EdgeServer, publish: @escaping (PushpinPublishItem) -> Void) {
+    init(edge: EdgeServer, host: ServiceHost, busEndpoint: String, publish: @escaping (PushpinPublishItem) -> Void) throws {
         self.edge = edge
         self.publish = publish
+        bus = try ServiceLink(context: host.context, service: "bus", peer: busEndpoint, security: host.security,
+                              maxMessageBytes: host.maxMessageBytes, logger: host.logger)
+        ownDetails = { [unowned host] in host.bus.consumer?.healthDetails ?? [:] }
     }
 
     func start() {
+        edge.reactor.onReadable(bus.socket) { [unowned bus] in try bus.drain() }
+        edge.reactor.every(0.02, name: "status.deadlines") { [unowned self] in bus.expire(at: edge.clock.now()) }
         poll()
         edge.reactor.every(Self.interval, name: "status.poll") { [unowned self] in poll() }
     }
@@ -37,7 +46,7 @@ final class StatusBoard {
     func poll() {
         guard !polling else { return }
         polling = true
-        let targets = edge.links.keys.sorted().flatMap { service in edge.links[service, default: []].map { (service, $0) } }
+        let targets = [("bus", bus)] + edge.links.keys.sorted().flatMap { service in edge.links[service, default: []].map { (service, $0) } }
         let gather = Gather(count: targets.count)
         let deadline = edge.clock.now().adding(seconds: Self.answerSeconds)
         if targets.isEmpty { return finish([], targets: []) }
@@ -76,12 +85,14 @@ final class StatusBoard {
 
     /// The edge's own entry, from what it counts itself.
     private var own: [String: Any] {
-        var details = edge.healthDetails
+        var details = edge.healthDetails.merging(ownDetails()) { old, _ in old }
         details["process.cpuMicros"] = "\(ProcessUsage.cpuMicroseconds())"
         if let resident = ProcessUsage.residentBytes() { details["process.residentBytes"] = "\(resident)" }
         return ["service": "edge", "instance": String(decoding: edge.instance, as: UTF8.self), "status": "ok", "reasons": [String](),
                 "uptimeSeconds": Reactor.monotonic() - started, "outboxPending": 0, "streams": [String: Int](), "details": details]
     }
+
+    func close() { bus.close() }
 
     /// The held status stream after `after`: the current document when the client is behind, a
     /// `reset` when its id is not this edge's (it restarted), nothing when it is current.
