@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "IdentityTests", dependencies: ["TestSupport", "Identity", "Messages", "SQLite"], path: "Tests/IdentityTests"),
-        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
+        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "EdgeWeb", "Identity", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ"],
                     path: "Tests/EdgeServerTests"),
         .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),

@@ -150,6 +150,7 @@
     });
     root.dataset.count = String(shown.length);
     document.getElementById("page").textContent = list.length + (list.length === 1 ? " ticket" : " tickets") + (pages > 1 ? " · page " + (ui.page + 1) + "/" + pages : "");
+    document.getElementById("cafe").textContent = ui.snapshot ? ui.snapshot.cafeId : "";
     const views = document.getElementById("views");
     views.replaceChildren();
     for (const v of ["all", ...stations(), "expediter"]) {

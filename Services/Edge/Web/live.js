@@ -4,7 +4,8 @@
 // writes a heartbeat every second; 3 s without one (or a dropped stream) shows
 // "disconnected since HH:MM:SS" and reconnects with a backoff from 1 to 30 s. The banner goes
 // when the stream is back and has delivered what was missed (the next heartbeat comes after it).
-// An event id already applied is skipped; a jump in ids, or the edge's `reset`, reloads the snapshot.
+// An event id already applied is skipped; a jump in ids, or the edge's `reset`, reloads the snapshot,
+// and so does the first heartbeat of each new stream (what was published while it opened).
 "use strict";
 
 const Live = (() => {
@@ -155,6 +156,14 @@ const Live = (() => {
       if (event.event === "heartbeat") {
         state.lastHeartbeat = Date.now();
         state.backoff = 1000;
+        if (state.fresh) {
+          // The first heartbeat of a new stream: Pushpin holds it now. An event published while
+          // the edge was opening it (after it read the journal, before Pushpin held the stream)
+          // never reaches this stream, but it is in the snapshot: read it once more.
+          state.fresh = false;
+          reload();
+          return;
+        }
         if (state.down && !state.reloading) hideBanner();
         return;
       }
@@ -201,6 +210,7 @@ const Live = (() => {
           return;
         }
         if (!response.ok || !response.body) throw new Error("stream answered " + response.status);
+        state.fresh = true;
         const reader = response.body.getReader();
         const decoder = new TextDecoder();
         const feed = parser(handle);

@@ -92,6 +92,7 @@
         ui.rows.set(k, row);
       }
       if (p.status !== "ok") problems++;
+      let named = false; // a row's first change (its status before its counts) is the one named
       for (const [name, value] of Object.entries(values)) {
         const td = row.tds[name];
         if (name === "status") {
@@ -104,7 +105,10 @@
         if (prev && old !== undefined && old !== value) {
           td.classList.add("changed");
           setTimeout(() => td.classList.remove("changed"), 1500);
-          if (!volatile.has(name)) ui.lastChange = { row: k, text: values.process + ": " + name + " " + old + " → " + value, at: doc.at };
+          if (!volatile.has(name) && !named) {
+            ui.lastChange = { row: k, text: values.process + ": " + name + " " + old + " → " + value, at: doc.at };
+            named = true;
+          }
         }
         row.values[name] = value;
       }
