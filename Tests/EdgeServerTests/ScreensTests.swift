@@ -1,5 +1,6 @@
 import EdgeCore
 @testable import EdgeServer
+import EdgeWeb
 import Foundation
 import Messages
 import Testing
@@ -47,7 +48,8 @@ struct ScreensTests {
     @Test("kitchen and 86 events go to the café's channel; a notification does not")
     func otherEvents() throws {
         let (bumped, _) = Self.kitchenEvent(.kitchenBumped, seq: 4)
-        let data = try Self.object(try #require(CafeEvent.of(bumped)).data)
+        let bumpedEvent = try #require(CafeEvent.of(bumped))
+        let data = try Self.object(bumpedEvent.data)
         #expect(data["ticketId"] as? String == "ord-1:grill" && data["station"] as? String == "grill")
         let mark = MenuAvailability(cafeId: "caffe-macs", itemId: "burger", available: false, reason: "out of buns", by: "kitchen", at: StreamsHarness.t0)
         let availability = Envelope(type: .menuAvailability, source: "order-service", stream: "menu", seq: 2, time: StreamsHarness.t0, body: .availability(mark))
@@ -126,8 +128,9 @@ struct ScreensTests {
     @Test("a kitchen sees its own café only: another café's kitchen is refused before anything is asked")
     func refusedKitchen() throws {
         let harness = try StreamsHarness()
+        let service = harness.service
         let snapshots = ScreenSnapshots(journal: harness.streams.journal, ask: { op, body, principal, done in
-            done(harness.service.ask(op, String(decoding: body, as: UTF8.self), principal))
+            done(service.ask(op, String(decoding: body, as: UTF8.self), principal))
         }, clock: harness.clock, logger: harness.host.logger)
         let refused = Answer()
         snapshots.answer(.kitchenScreen, query: Array(#"{"cafeId":"caffe-macs"}"#.utf8), principal: Self.otherKitchen) { refused.set($0) }
@@ -151,12 +154,14 @@ struct ScreensTests {
         let (placed, topic) = StreamsHarness.orderEvent(.orderPlaced, seq: 1, state: .placed)
         try harness.deliver(placed, topic: topic)
         harness.service.answer = .json(Array(#"{"tickets":[],"link":{}}"#.utf8))
+        let service = harness.service
         let snapshots = ScreenSnapshots(journal: harness.streams.journal, ask: { op, body, principal, done in
-            done(harness.service.ask(op, String(decoding: body, as: UTF8.self), principal))
+            done(service.ask(op, String(decoding: body, as: UTF8.self), principal))
         }, clock: harness.clock, logger: harness.host.logger)
         let answer = Answer()
         snapshots.answer(.kitchenScreen, query: Array(#"{"station":"grill"}"#.utf8), principal: Self.kitchen) { answer.set($0) }
-        let object = try Self.object(try #require(answer.response).body)
+        let kitchenAnswer = try #require(answer.response)
+        let object = try Self.object(kitchenAnswer.body)
         #expect(object["seq"] as? Int == 1 && object["cafeId"] as? String == "caffe-macs" && object["recallLimit"] as? Int == 50)
         #expect(harness.service.asked.map(\.0) == [Op.kdsTickets, Op.kdsOrders, Op.kdsCounts, Op.kdsTickets])
         #expect(harness.service.asked.allSatisfy { $0.2 == Self.kitchen } && harness.service.asked[0].1.contains(#""station":"grill""#))
@@ -166,7 +171,8 @@ struct ScreensTests {
         #expect(refused.response?.status == 403)
         let board = Answer()
         snapshots.answer(.pickupBoard, query: [], principal: Self.kitchen) { board.set($0) }
-        let orders = try #require(try Self.object(try #require(board.response).body)["orders"] as? [[String: Any]])
+        let boardAnswer = try #require(board.response)
+        let orders = try #require(try Self.object(boardAnswer.body)["orders"] as? [[String: Any]])
         #expect(orders.count == 1 && orders[0]["column"] as? String == "preparing" && orders[0]["number"] as? String == "ORD1")
     }
 

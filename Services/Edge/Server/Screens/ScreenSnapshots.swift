@@ -59,7 +59,7 @@ public final class ScreenSnapshots {
             ("done", Op.kdsTickets, .object(filter + [("includeDone", .bool(true))])),
         ]
         // The 86 marks the café's channel carried: what is still off.
-        let unavailable = (try? journal.recent(channel: StreamChannel.cafe(cafeId), limit: PickupBoard.maxEvents))
+        let unavailable = (try? journal.recent(channel: StreamChannel.cafe(cafeId), typePrefix: "menu.availability", limit: PickupBoard.maxEvents))
             .map { PickupBoard.unavailable($0.filter { $0.id <= seq }.map(\.data)) } ?? []
         let gather = Gather(count: parts.count)
         let now = clock.now()
@@ -82,7 +82,7 @@ public final class ScreenSnapshots {
 
     private func board(cafeId: String, seq: UInt64) -> EdgeResponse {
         do {
-            let events = try journal.recent(channel: StreamChannel.cafe(cafeId), limit: PickupBoard.maxEvents)
+            let events = try journal.recent(channel: StreamChannel.cafe(cafeId), typePrefix: "order.", limit: PickupBoard.maxEvents)
             let orders = PickupBoard.fold(events.filter { $0.id <= seq }.map(\.data))
             return .json(JSONValue.object([
                 ("seq", .integer(Int64(seq))), ("cafeId", .string(cafeId)), ("orders", .array(orders.map(\.json))),

@@ -15,8 +15,9 @@ final class StatusBoard {
     static let channel = "status"
 
     private let edge: EdgeServer
-    /// The bus's request socket (not a service the edge forwards to, so not among its links).
-    private let bus: ServiceLink
+    /// The status page's own DEALER to the bus and to each service instance, in shard order: its
+    /// asks never count among the forwarded requests (`forward.*` in health) nor take their places.
+    private let links: [(service: String, link: ServiceLink)]
     /// The edge's own health details beyond the server's (its bus consumer's cursors).
     private let ownDetails: () -> [String: String]
     private let publish: (PushpinPublishItem) -> Void
@@ -30,14 +31,20 @@ final class StatusBoard {
     init(edge: EdgeServer, host: ServiceHost, busEndpoint: String, publish: @escaping (PushpinPublishItem) -> Void) throws {
         self.edge = edge
         self.publish = publish
-        bus = try ServiceLink(context: host.context, service: "bus", peer: busEndpoint, security: host.security,
-                              maxMessageBytes: host.maxMessageBytes, logger: host.logger)
+        let endpoints = [("bus", [busEndpoint])] + edge.settings.serviceEndpoints.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        links = try endpoints.flatMap { service, peers in
+            try peers.map { (service, try ServiceLink(context: host.context, service: service, peer: $0, security: host.security,
+                                                      maxMessageBytes: host.maxMessageBytes, logger: host.logger)) }
+        }
         ownDetails = { [unowned host] in host.bus.consumer?.healthDetails ?? [:] }
     }
 
     func start() {
-        edge.reactor.onReadable(bus.socket) { [unowned bus] in try bus.drain() }
-        edge.reactor.every(0.02, name: "status.deadlines") { [unowned self] in bus.expire(at: edge.clock.now()) }
+        for (_, link) in links { edge.reactor.onReadable(link.socket) { [unowned link] in try link.drain() } }
+        edge.reactor.every(0.02, name: "status.deadlines") { [unowned self] in
+            let now = edge.clock.now()
+            for (_, link) in links { link.expire(at: now) }
+        }
         poll()
         edge.reactor.every(Self.interval, name: "status.poll") { [unowned self] in poll() }
     }
@@ -46,7 +53,7 @@ final class StatusBoard {
     func poll() {
         guard !polling else { return }
         polling = true
-        let targets = [("bus", bus)] + edge.links.keys.sorted().flatMap { service in edge.links[service, default: []].map { (service, $0) } }
+        let targets = links
         let gather = Gather(count: targets.count)
         let deadline = edge.clock.now().adding(seconds: Self.answerSeconds)
         if targets.isEmpty { return finish([], targets: []) }
@@ -61,7 +68,7 @@ final class StatusBoard {
         }
     }
 
-    private func finish(_ answers: [EdgeResponse], targets: [(String, ServiceLink)]) {
+    private func finish(_ answers: [EdgeResponse], targets: [(service: String, link: ServiceLink)]) {
         polling = false
         var processes: [[String: Any]] = [own]
         for ((service, link), answer) in zip(targets, answers) {
@@ -92,7 +99,7 @@ final class StatusBoard {
                 "uptimeSeconds": Reactor.monotonic() - started, "outboxPending": 0, "streams": [String: Int](), "details": details]
     }
 
-    func close() { bus.close() }
+    func close() { for (_, link) in links { link.close() } }
 
     /// The held status stream after `after`: the current document when the client is behind, a
     /// `reset` when its id is not this edge's (it restarted), nothing when it is current.

@@ -7,8 +7,9 @@ import ServiceRuntime
 
 /// Live order status over server-sent events, held by Pushpin (issue 26).
 ///
-/// The edge follows the `order` stream and notification-service's `notify` stream on the bus as
-/// a consumer with a cursor (the runtime's `StreamFollower`: exactly once, in order, caught up by
+/// The edge follows the `order` stream and notification-service's `notify` stream on the bus (and
+/// for the café screens the `kitchen` and `menu` streams, journalled on each café's channel as
+/// `CafeEvent`s with ids of the channel's own count) as a consumer with a cursor (the runtime's `StreamFollower`: exactly once, in order, caught up by
 /// `replay` after a gap or a restart). Each order event and each `notify.delivery` is journalled
 /// in the transaction that moves the cursor (`StreamJournal`), then published to Pushpin on its
 /// channel (`StreamChannel`) with its seq as the event id.

@@ -32,9 +32,11 @@ extension StreamJournal {
         return missed
     }
 
-    /// The channel's events in the journal, oldest first: at most `limit`, the newest.
-    public func recent(channel: String, limit: Int) throws -> [ServerSentEvent] {
-        let rows = try db.query("SELECT seq, event, data FROM stream_events WHERE channel = ? ORDER BY seq DESC LIMIT ?", channel, max(0, limit))
+    /// The channel's events in the journal whose type starts with `typePrefix`, oldest first: at
+    /// most `limit`, the newest.
+    public func recent(channel: String, typePrefix: String = "", limit: Int) throws -> [ServerSentEvent] {
+        let rows = try db.query("SELECT seq, event, data FROM stream_events WHERE channel = ? AND substr(event, 1, ?) = ? ORDER BY seq DESC LIMIT ?",
+                                channel, typePrefix.utf8.count, typePrefix, max(0, limit))
         return rows.reversed().map { row in
             ServerSentEvent(id: UInt64(row.int64("seq")), event: row.string("event"), data: Array(row.data("data")))
         }
