@@ -69,8 +69,13 @@ let package = Package(
         .target(name: "EdgeCore", dependencies: ["Messages", "Policy"], path: "Services/Edge/Core"),
         // The edge's server (sockets to Pushpin and the services, sessions, limits, and in Streams/
         // live order status over SSE held by Pushpin) and its executable.
-        .target(name: "EdgeServer", dependencies: ["EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus", "Metrics"],
+        .target(name: "EdgeServer", dependencies: ["EdgeCore", "EdgeWeb", "Identity", "ServiceRuntime", "Messages", "Policy", "ZeroMQ", "SQLite", "Campus", "Metrics"],
                 path: "Services/Edge/Server"),
+        // The screens' pages (kitchen display, pickup board, status), plain HTML, CSS and JavaScript
+        // compiled into the edge's binary: nothing to install beside it, nothing from the internet.
+        .target(name: "EdgeWeb", path: "Services/Edge/Web", exclude: ["README.md"],
+                resources: ["index.html", "kitchen.html", "board.html", "status.html", "screens.css", "live.js", "kitchen.js", "board.js", "status.js"]
+                    .map { .embedInCode($0) }),
         .executableTarget(name: "edge", dependencies: ["EdgeServer", "ServiceRuntime"], path: "Services/Edge/Main"),
     ]
     + [
@@ -98,7 +103,7 @@ let package = Package(
         .testTarget(name: "KitchenServerTests", dependencies: ["TestSupport", "KitchenServer", "KitchenCore", "ServiceRuntime", "Messages", "Policy", "SQLite"],
                     path: "Tests/KitchenServerTests"),
         .testTarget(name: "IdentityTests", dependencies: ["TestSupport", "Identity", "Messages", "SQLite"], path: "Tests/IdentityTests"),
-        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "Identity", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ", "Metrics"],
+        .testTarget(name: "EdgeServerTests", dependencies: ["TestSupport", "EdgeServer", "EdgeCore", "EdgeWeb", "Identity", "ServiceRuntime", "Messages", "Policy", "SQLite", "ZeroMQ", "Metrics"],
                     path: "Tests/EdgeServerTests"),
         .testTarget(name: "EdgeCoreTests", dependencies: ["EdgeCore", "Messages", "Policy"], path: "Tests/EdgeCoreTests", exclude: ["Fixtures"]),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "Messages", "Campus"], path: "Tests/FuzzTests"),

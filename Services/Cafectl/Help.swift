@@ -18,9 +18,9 @@ keys (deployed mode; DIR is the campus key folder every process reads):
   cafectl keys list DIR [--json]                  name, role, scope and public key; secret keys are never printed
 
 HTTP edge (operator; the edge's request socket, --edge):
-  cafectl tokens issue --kind kiosk|kitchen --cafe C [--label L] [--days 365]
-                      a kiosk's or kitchen tablet's bearer token for the HTTP API, printed once
-  cafectl tokens list [--kind user|guest|kiosk|kitchen] [--all true] [--limit 100]     sessions, newest first; never tokens
+  cafectl tokens issue --kind kiosk|kitchen --cafe C | --kind operator [--label L] [--days 365]
+                      a kiosk's, kitchen tablet's or status page's bearer token for the HTTP API, printed once
+  cafectl tokens list [--kind user|guest|kiosk|kitchen|operator] [--all true] [--limit 100]     sessions, newest first; never tokens
   cafectl tokens revoke <session-id>              the token stops working at once
 
 phone / kiosk:

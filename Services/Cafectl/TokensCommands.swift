@@ -6,9 +6,9 @@ import ServiceRuntime
 /// revoking any session, on the edge's request socket (operator only). The token is printed once,
 /// by `issue`; `list` shows sessions by their public ids.
 extension ClientCommands {
-    static let tokenKind = Option<String?>("kind", help: "kiosk or kitchen (list: also user or guest)")
+    static let tokenKind = Option<String?>("kind", help: "kiosk, kitchen or operator (list: also user or guest)")
     static let label = Option<String?>("label", help: "the operator's name for the device, e.g. counter-left")
-    static let days = Option.count("days", Int.min...Int.max, default: 365, help: "how many days the token lasts (1–400)")
+    static let days = Option.count("days", Int.min...Int.max, default: 365, help: "how many days the token lasts (1–400; an operator's 1–90, 30 unless given)")
     static let allSessions = Option.flag("all", default: false, help: "also revoked and expired sessions")
     static let listLimit = Option.count("limit", Int.min...Int.max, default: 100, help: "the most sessions listed (1–1000)")
 
@@ -19,10 +19,11 @@ extension ClientCommands {
         let words = args.words
         switch words.count > 1 ? words[1] : "" {
         case "issue":
-            guard words.count == 2 else { throw UsageError("usage: cafectl tokens issue --kind kiosk|kitchen --cafe C [--label L] [--days 365]") }
+            guard words.count == 2 else { throw UsageError("usage: cafectl tokens issue --kind kiosk|kitchen --cafe C | --kind operator [--label L] [--days 365]") }
             let flags = try values(args, Self.tokensIssue)
-            let request = TokenIssueRequest(kind: try flags.required(Self.tokenKind), cafeId: try flags.required(Self.cafe), label: flags[Self.label],
-                                            lifetimeDays: flags[Self.days])
+            let request = TokenIssueRequest(kind: try flags.required(Self.tokenKind), cafeId: flags[Self.cafe], label: flags[Self.label],
+                                            // An operator's status token lasts 30 days unless --days says otherwise.
+                                            lifetimeDays: flags[Self.tokenKind] == "operator" && !flags.isGiven(Self.days) ? nil : flags[Self.days])
             _ = try call(Endpoints.edge, Op.tokenIssue, request, as: TokenIssued.self)
         case "list":
             guard words.count == 2 else { throw UsageError("usage: cafectl tokens list [--kind K] [--all true] [--limit 100]") }

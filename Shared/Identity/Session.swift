@@ -48,6 +48,7 @@ public struct SessionPrincipal: Sendable, Equatable, Hashable {
         case .user: (required, allowed) = (["userId"], ["userId", "deviceId"])
         case .guest: (required, allowed) = (["deviceId"], ["deviceId", "cafeId"])
         case .kiosk, .kitchen: (required, allowed) = (["cafeId"], ["cafeId"])
+        case .operator: (required, allowed) = ([], [])
         }
         let given = [("userId", userId), ("deviceId", deviceId), ("cafeId", cafeId)].filter { $0.1 != nil }.map(\.0)
         for name in required where !given.contains(name) {

@@ -25,6 +25,27 @@ extension SessionStore {
             CREATE INDEX identity_sessions_user ON identity_sessions (user_id) WHERE user_id IS NOT NULL;
             CREATE INDEX identity_sessions_expiry ON identity_sessions (expires_at);
             """),
+        // The operator's status-page token (issue 29): SQLite cannot widen a CHECK, so the table is rebuilt.
+        Migration(2, """
+            CREATE TABLE identity_sessions_2 (
+                id TEXT PRIMARY KEY,
+                token_hash BLOB NOT NULL UNIQUE CHECK (length(token_hash) = 32),
+                kind TEXT NOT NULL CHECK (kind IN ('user', 'guest', 'kiosk', 'kitchen', 'operator')),
+                user_id TEXT,
+                device_id TEXT,
+                cafe_id TEXT,
+                label TEXT,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                revoked_at INTEGER
+            );
+            INSERT INTO identity_sessions_2 SELECT id, token_hash, kind, user_id, device_id, cafe_id, label, created_at, expires_at, revoked_at
+                FROM identity_sessions;
+            DROP TABLE identity_sessions;
+            ALTER TABLE identity_sessions_2 RENAME TO identity_sessions;
+            CREATE INDEX identity_sessions_user ON identity_sessions (user_id) WHERE user_id IS NOT NULL;
+            CREATE INDEX identity_sessions_expiry ON identity_sessions (expires_at);
+            """),
     ]
 
     /// The columns every read selects, in `session(from:)`'s terms.

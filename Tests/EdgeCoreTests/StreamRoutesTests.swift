@@ -62,7 +62,7 @@ struct StreamRoutesTests {
     @Test("the order's stream is never open wider than order.get; a device's is a phone's, like inbox.list")
     func withinOpAccess() throws {
         let routes = RouteTable.v1.filter(\.isStream)
-        #expect(routes.map(\.action) == [.stream(.orderEvents), .stream(.deviceEvents)])
+        #expect(routes.map(\.action) == [.stream(.orderEvents), .stream(.deviceEvents), .stream(.cafeEvents), .stream(.statusEvents)])
         let orderGet = try #require(OpAccess.rules[Op.orderGet])
         #expect(routes[0].roles.isSubset(of: orderGet.roles))
         #expect(routes[1].roles == [.phone])

@@ -31,7 +31,8 @@ struct StreamsCursorTests {
         #expect(harness.streams.pending.isEmpty)
         let (ready, topic) = StreamsHarness.orderEvent(.orderReady, seq: 4, state: .ready)
         #expect(try harness.deliver(ready, topic: topic) == .applied)
-        #expect(try harness.streams.journal.count() == 4)
+        // Each on its order's channel and on its café's (the screens', issue 29).
+        #expect(try harness.streams.journal.count() == 8)
         let response = harness.open(.orderEvents, ["orderId": "ord-1"])
         #expect(response.status == 200)
         #expect(StreamsHarness.ids(response.body) == ["1", "2", "3", "4"], "every event once, in order")
@@ -92,12 +93,13 @@ struct StreamsCursorTests {
         try harness.deliver(StreamsHarness.orderEvent(.orderPlaced, seq: 1, state: .placed).0, topic: "order.placed.caffe-macs.")
         try harness.deliver(StreamsHarness.delivery(seq: 1, device: "dev-9f3b").0, topic: "notify.delivery.dev-9f3b.")
         var items: [[String: Any]] = []
-        while items.count < 2, let frames = try pull.receiveMultipart(timeoutMilliseconds: 5_000) {
+        while items.count < 3, let frames = try pull.receiveMultipart(timeoutMilliseconds: 5_000) {
             #expect(frames.count == 1 && frames[0].first == UInt8(ascii: "J"))
             items.append(try #require(JSONSerialization.jsonObject(with: frames[0].dropFirst()) as? [String: Any]))
         }
-        #expect(items.map { $0["channel"] as? String } == ["order:ord-1", "device:dev-9f3b"])
-        #expect(items.map { $0["id"] as? String } == ["1", "1"], "each stream's own seq")
+        // The order event goes to its café's channel (the screens') too, with that channel's own count.
+        #expect(items.map { $0["channel"] as? String } == ["cafe:caffe-macs", "order:ord-1", "device:dev-9f3b"])
+        #expect(items.map { $0["id"] as? String } == ["1", "1", "1"], "each stream's own seq, and the café channel's count")
         #expect(try pull.receiveMultipart(timeoutMilliseconds: 200) == nil, "the duplicate was not published")
     }
 
@@ -120,7 +122,8 @@ struct StreamsCursorTests {
         _ = harness.open(.deviceEvents, ["deviceId": "someone-else"])
         let reply = harness.host.requests.router.handle(Data(#"{"op":"health","id":"h1","body":{}}"#.utf8))
         let details = try requireValue(Wire.decodeReply(reply, body: HealthStatus.self).body).details
-        #expect(details["streams.journalled"] == "1" && details["streams.opened"] == "1" && details["streams.refused"] == "1")
+        // Journalled twice: on the order's channel and on its café's.
+        #expect(details["streams.journalled"] == "2" && details["streams.opened"] == "1" && details["streams.refused"] == "1")
         #expect(details["streams.publishEndpoint"] == harness.publishEndpoint && details["cursor.order-service/order"] == "1")
     }
 }

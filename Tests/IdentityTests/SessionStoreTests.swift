@@ -155,6 +155,6 @@ struct SessionStoreTests {
         let (session, token) = try store.issue(.kitchen, for: SessionPrincipal(cafeId: "caffe-macs"))
         let again = try SessionStore(database: try Database(path: folder.appendingPathComponent("edge.sqlite").path), clock: clock)
         #expect(try again.authenticate(token.presented) == session)
-        #expect(try database.schemaVersion(of: "identity.sessions") == 1)
+        #expect(try database.schemaVersion(of: "identity.sessions") == 2)
     }
 }

@@ -55,7 +55,9 @@ struct BusAccessTests {
             (Self.principal("edge", .edge), "region.", false),
             (Self.principal("edge", .edge), "device.", false),
             (Self.principal("edge", .edge), "sighting.", false),
-            (Self.principal("edge", .edge), "kitchen.", false),
+            (Self.principal("edge", .edge), "kitchen.", true),
+            (Self.principal("edge", .edge), "menu.availability.", true),
+            (Self.principal("edge", .edge), "kitchen", false),
         ]
         for (principal, prefix, allowed) in cases {
             #expect(BusAccess.maySubscribe(principal, to: Array(prefix.utf8)) == allowed, "\(principal.name) → \(prefix)")

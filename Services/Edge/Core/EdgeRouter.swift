@@ -53,6 +53,9 @@ public struct EdgeRouter: Sendable {
             throw Problem(.invalidField, "\(route.name) takes no query parameter \(Quoting.quoted(unknown.name)) (it takes: \(accepted))")
         }
         members += route.constants
+        // A screen's snapshot or stream takes its query as an object the edge reads itself.
+        if case .screen = route.action { return EdgeCall(route: route, body: JSONValue.object(members).encoded(), pathParameters: path) }
+        if route.action == .stream(.cafeEvents) { return EdgeCall(route: route, body: JSONValue.object(members).encoded(), pathParameters: path) }
         guard route.op != nil else {
             // Session actions and the document take the body as it is; the identity part reads it.
             if case .none = route.body, !body.isEmpty { throw Problem(.malformed, "\(route.name) takes no body") }

@@ -21,6 +21,9 @@ public struct Route: Sendable {
         /// A live SSE stream held by Pushpin, answered by the edge's streams part (no op behind
         /// it: it asks `order.get` for the scope check, then holds the connection on a channel).
         case stream(StreamAction)
+        /// A screen's snapshot (the web kitchen display, the pickup board): the edge composes it
+        /// from its stream journal and the kitchen's ops, with the sequence number its stream resumes after.
+        case screen(ScreenAction)
 
         public var description: String {
             switch self {
@@ -28,6 +31,7 @@ public struct Route: Sendable {
             case .session(let action): "session.\(action.rawValue)"
             case .openAPI: "openapi"
             case .stream(let action): action.rawValue
+            case .screen(let action): action.rawValue
             }
         }
     }
@@ -38,6 +42,11 @@ public struct Route: Sendable {
         case orderEvents
         /// A device's notifications as they are delivered (`notify.delivery`).
         case deviceEvents
+        /// What changes a café's screens (order, kitchen and 86 events, without items or names),
+        /// and the edge's heartbeat every second.
+        case cafeEvents
+        /// The status page's document each time the edge has asked every process (every 2 s).
+        case statusEvents
     }
 
     /// The session endpoints the identity part answers.

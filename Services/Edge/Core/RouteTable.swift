@@ -5,11 +5,12 @@ import Policy
 /// kiosk and a kitchen tablet reach through it each op they may call over ZeroMQ today; the op
 /// table (`OpAccess`) still decides at the service, and a route's roles are never wider than its op's.
 public enum RouteTable {
-    /// The roles that hold HTTP sessions. Operators, services and gateways keep their CURVE keys.
-    public static let sessionRoles: Set<Role> = [.phone, .kiosk, .kitchen]
+    /// The roles that hold HTTP sessions. Services and gateways keep their CURVE keys; an operator
+    /// has one session kind only for the status page, and no route that forwards an op is open to it.
+    public static let sessionRoles: Set<Role> = [.phone, .kiosk, .kitchen, .operator]
 
     /// Every route of `/v1`.
-    public static let v1: [Route] = meta + sessions + devices + ordering + kitchen + streams
+    public static let v1: [Route] = meta + sessions + devices + ordering + kitchen + streams + screens
 
     /// The API describing itself.
     static let meta: [Route] = [

@@ -2,8 +2,8 @@ import Identity
 import Messages
 import ServiceRuntime
 
-/// The token ops on the edge's request socket (operator only, by the op table): kiosks' and
-/// kitchen tablets' long-lived bearer tokens, issued, listed and revoked by `cafectl tokens`.
+/// The token ops on the edge's request socket (operator only, by the op table): kiosks', kitchen
+/// tablets' and the status page's long-lived bearer tokens, issued, listed and revoked by `cafectl tokens`.
 /// The token is in `token.issue`'s reply and nowhere else: not in a log line, not in a list.
 extension EdgeServer {
     func routeTokenOps() {
@@ -15,7 +15,11 @@ extension EdgeServer {
 
     func issueToken(_ request: TokenIssueRequest) throws -> TokenIssued {
         guard let kind = SessionKind(rawValue: request.kind), kind.isDeviceToken else {
-            throw ServiceError(.invalidField, "kind must be kiosk or kitchen, not \(Quoting.quoted(request.kind))")
+            throw ServiceError(.invalidField, "kind must be kiosk, kitchen or operator, not \(Quoting.quoted(request.kind))")
+        }
+        // A kiosk or kitchen serves one café; an operator's status-page token none.
+        guard (kind == .operator) == (request.cafeId == nil) else {
+            throw ServiceError(.invalidField, kind == .operator ? "an operator token has no cafeId" : "a \(kind.rawValue) token needs cafeId")
         }
         if let days = request.lifetimeDays, !(1...400).contains(days) {
             throw ServiceError(.invalidField, "lifetimeDays must be 1–400")
@@ -23,7 +27,7 @@ extension EdgeServer {
         do {
             let (session, token) = try store.issue(kind, for: SessionPrincipal(cafeId: request.cafeId), label: request.label,
                                                    lifetime: request.lifetimeDays.map { Double($0) * 86_400 })
-            logger.info("device token issued", ["session.id": session.id, "kind": kind.rawValue, "cafe.id": request.cafeId])
+            logger.info("device token issued", ["session.id": session.id, "kind": kind.rawValue, "cafe.id": request.cafeId ?? "-"])
             return TokenIssued(token: token.presented, session: Self.tokenSession(session))
         } catch {
             throw Self.serviceError(error)
@@ -34,7 +38,7 @@ extension EdgeServer {
         var kind: SessionKind?
         if let name = request.kind {
             guard let known = SessionKind(rawValue: name) else {
-                throw ServiceError(.invalidField, "kind must be user, guest, kiosk or kitchen, not \(Quoting.quoted(name))")
+                throw ServiceError(.invalidField, "kind must be user, guest, kiosk, kitchen or operator, not \(Quoting.quoted(name))")
             }
             kind = known
         }

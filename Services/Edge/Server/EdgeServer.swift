@@ -177,6 +177,8 @@ public final class EdgeServer: @unchecked Sendable {
         if let wait = addressLimiter.take("a:" + Self.clientAddress(of: request)) {
             return done(Self.rateLimited(wait, "this address"))
         }
+        // The screens' pages need no session: a page signs in with the token its user gives it.
+        if let page = WebPages.answer(method: request.method, uri: request.uri) { return done(page) }
         let session: Session?
         let call: EdgeCall
         do {

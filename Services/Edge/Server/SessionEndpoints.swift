@@ -79,6 +79,7 @@ public final class SessionEndpoints {
         case .user, .guest: .phone
         case .kiosk: .kiosk
         case .kitchen: .kitchen
+        case .operator: .operator
         }
     }
 
@@ -87,6 +88,8 @@ public final class SessionEndpoints {
         switch session.kind {
         case .user, .guest: .phone(session.id, userId: session.userId, deviceId: session.deviceId ?? "")
         case .kiosk, .kitchen: .counter(role(of: session).rawValue, session.id, cafeId: session.cafeId ?? "")
+        // Named for logs only: no route that forwards an op is open to an operator's session.
+        case .operator: OnBehalfOf(role: Role.operator.rawValue, name: session.id)
         }
     }
 

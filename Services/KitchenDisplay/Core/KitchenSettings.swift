@@ -5,8 +5,9 @@ public struct KitchenSettings: Sendable, Equatable {
     public var yellowSeconds = 300.0
     /// A ticket waiting this long turns red.
     public var redSeconds = 480.0
-    /// A bumped ticket can be recalled for this long.
-    public var recallSeconds = 120.0
+    /// A bumped ticket can be recalled for this long: 15 minutes, as far back as kitchens reach
+    /// (the web kitchen display lists the last 50 bumped within it, issue 29).
+    public var recallSeconds = 900.0
     /// A cancelled ticket stays on the station screen, marked, for this long.
     public var cancelledLingerSeconds = 60.0
     /// A link is down when nothing came through it for this long (heartbeats are every second).

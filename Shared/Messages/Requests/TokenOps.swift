@@ -2,16 +2,16 @@
 /// bearer tokens of kiosks and kitchen tablets (`cafectl tokens issue|list|revoke`), and revoking
 /// any session by its public id. A token appears once, in `token.issue`'s reply; lists show ids.
 public struct TokenIssueRequest: Codable, Sendable, Equatable {
-    /// `kiosk` or `kitchen`.
+    /// `kiosk`, `kitchen`, or `operator` (the status page's, issue 29).
     public var kind: String
-    /// The café the device serves.
-    public var cafeId: String
+    /// The café the device serves; none for an operator's token.
+    public var cafeId: String?
     /// The operator's name for the device ("counter-left"): 1–64 of A–Z a–z 0–9 - _ .
     public var label: String?
     /// How long the token lasts, 1–400 days (default 365).
     public var lifetimeDays: Int?
 
-    public init(kind: String, cafeId: String, label: String? = nil, lifetimeDays: Int? = nil) {
+    public init(kind: String, cafeId: String?, label: String? = nil, lifetimeDays: Int? = nil) {
         self.kind = kind
         self.cafeId = cafeId
         self.label = label

@@ -46,8 +46,9 @@ public enum BusAccess {
     }
 
     /// What the edge's key may subscribe to: order events and notifications for its clients'
-    /// streams, and heartbeats, whose stream positions its consumer catches up on.
-    public static let edgePrefixes: [[UInt8]] = ["order.", "notify.", "heartbeat."].map { Array($0.utf8) }
+    /// streams, kitchen and 86 events for the café screens, and heartbeats, whose stream positions
+    /// its consumer catches up on.
+    public static let edgePrefixes: [[UInt8]] = ["order.", "notify.", "kitchen.", "menu.", "heartbeat."].map { Array($0.utf8) }
 
     /// Whether `principal` may subscribe to topics starting with `prefix` (the raw bytes of the
     /// subscription, which need not be UTF-8).

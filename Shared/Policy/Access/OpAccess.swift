@@ -20,7 +20,7 @@ public enum OpAccess {
 
     public static let rules: [String: Rule] = [
         Op.health: Rule(roles: [.service, .operator, .edge], scope: "any service"),
-        Op.replay: Rule(roles: [.service, .operator, .edge], scope: "service, operator: any stream; edge: the order and notify streams it follows for SSE"),
+        Op.replay: Rule(roles: [.service, .operator, .edge], scope: "service, operator: any stream; edge: the order, notify, kitchen and menu streams it follows for SSE"),
 
         Op.ingestReport: Rule(roles: [.phone, .gateway], scope: "phone: its own device; gateway: any device"),
         Op.ingestBatch: Rule(roles: [.gateway], scope: "any device"),

@@ -18,7 +18,7 @@ public struct EdgeMetricsSettings: Sendable, Equatable {
     public static let listenOption = Option<String>("metrics-listen", .string, default: "",
                                                     help: "where GET /metrics answers in Prometheus's text format for every process, e.g. tcp://127.0.0.1:7464 (plain HTTP, no session: bind it where only the scraper reaches; plain mode binds loopback only); empty: no listener")
     public static let busHealthOption = Option<String>("bus-health-endpoint", .endpoint, default: "tcp://127.0.0.1:7403",
-                                                       help: "the bus's health socket, asked on every scrape; deployed mode: name@tcp://host:port (default bus)")
+                                                       help: "the bus's health socket, asked on every scrape and by the status page; deployed mode: name@tcp://host:port (default bus); empty: neither asks the bus")
     public static let timeoutOption = Option.count("metrics-timeout-ms", 100...30_000, default: 2_000,
                                                    help: "how long a scrape waits for each process's health; one that does not answer in time shows cafe_up 0")
 

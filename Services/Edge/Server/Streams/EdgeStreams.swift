@@ -7,8 +7,9 @@ import ServiceRuntime
 
 /// Live order status over server-sent events, held by Pushpin (issue 26).
 ///
-/// The edge follows the `order` stream and notification-service's `notify` stream on the bus as
-/// a consumer with a cursor (the runtime's `StreamFollower`: exactly once, in order, caught up by
+/// The edge follows the `order` stream and notification-service's `notify` stream on the bus (and
+/// for the café screens the `kitchen` and `menu` streams, journalled on each café's channel as
+/// `CafeEvent`s with ids of the channel's own count) as a consumer with a cursor (the runtime's `StreamFollower`: exactly once, in order, caught up by
 /// `replay` after a gap or a restart). Each order event and each `notify.delivery` is journalled
 /// in the transaction that moves the cursor (`StreamJournal`), then published to Pushpin on its
 /// channel (`StreamChannel`) with its seq as the event id.
@@ -23,7 +24,7 @@ public final class EdgeStreams {
     private let host: ServiceHost
     private let settings: EdgeStreamSettings
     private let ask: EdgeAsk
-    let journal: StreamJournal
+    public let journal: StreamJournal
     private var publisher: PushpinPublisher?
     /// Items of events applied in the batch being committed: published after the commit, on the
     /// next turn of the loop, and forgotten if the batch rolls back (it comes again by replay).
@@ -48,12 +49,13 @@ public final class EdgeStreams {
     public func start() throws {
         try journal.migrate()
         publisher = try PushpinPublisher(context: host.context, endpoint: settings.publishEndpoint)
-        try host.bus.subscribe(["order.", "notify."], durableStreams: ["order", "notify"]) { [unowned self] _, envelope in
+        try host.bus.subscribe(["order.", "notify.", "kitchen.", "menu."], durableStreams: ["order", "notify", "kitchen", "menu"]) { [unowned self] _, envelope in
             try self.consume(envelope)
         }
         host.bus.consumer?.onRolledBack = { [unowned self] in self.pending.removeAll() }
         host.reactor.every(Self.publishInterval, name: "streams.publish") { [unowned self] in self.flush() }
         host.reactor.every(3600, name: "streams.prune") { [unowned self] in try self.prune() }
+        host.reactor.every(ScreenStreams.heartbeatInterval, name: "streams.heartbeat") { [unowned self] in self.heartbeat() }
         host.requests.addHealthDetails { [unowned self] in
             [
                 "streams.publishEndpoint": settings.publishEndpoint,
@@ -68,11 +70,31 @@ public final class EdgeStreams {
 
     /// One applied bus event, inside the consumer's transaction: journalled, and queued for Pushpin.
     func consume(_ envelope: Envelope) throws {
+        if let screen = CafeEvent.of(envelope) {
+            let channel = StreamChannel.cafe(screen.cafeId)
+            let event = try journal.appendCounted(channel: channel, event: screen.type, data: screen.data, at: host.clock.now())
+            journalled += 1
+            pending.append(PushpinPublishItem(channel: channel, event: event))
+        }
         guard let event = StreamEvent.of(envelope) else { return }
         try journal.append(event, at: host.clock.now())
         journalled += 1
         pending.append(PushpinPublishItem(channel: event.channel, event: event.event))
     }
+
+    /// The screens' heartbeat: one event a second on `StreamChannel.screens`, its id the clock's
+    /// milliseconds (so Pushpin never drops one as seen), which a page does not resume from.
+    func heartbeat() {
+        guard let publisher else { return }
+        let now = host.clock.now()
+        publisher.publish(ScreenStreams.heartbeat(at: now))
+    }
+
+    /// Hands one item to Pushpin at once (the status page's documents, which are not journalled).
+    public func publish(_ item: PushpinPublishItem) { publisher?.publish(item) }
+
+    /// How long a held stream may be idle before Pushpin writes a keep-alive.
+    public var keepAliveSeconds: Int { settings.keepAliveSeconds }
 
     /// Hands what the last commits journalled to Pushpin.
     func flush() {
@@ -91,7 +113,7 @@ public final class EdgeStreams {
     /// Answers one of the two SSE routes for `principal`: a held response, or the problem that
     /// refuses it (422 for a Last-Event-ID that is not an id, what `order.get` answered when the
     /// caller may not see the order or it does not exist, 403 for another device's stream).
-    public func open(action: Route.Action, pathParameters: [String: String], headers: HTTPHeaders,
+    public func open(action: Route.Action, pathParameters: [String: String], body: [UInt8] = [], headers: HTTPHeaders,
                      principal: OnBehalfOf, done: @escaping @Sendable (EdgeResponse) -> Void) {
         let after: UInt64?
         do {
@@ -119,6 +141,16 @@ public final class EdgeStreams {
                 return done(Problem(.forbidden, "\(principal.name) may read the events of its own device only, not \(Quoting.quoted(deviceId))").response)
             }
             done(held(channel: StreamChannel.device(deviceId), after: after))
+        case .stream(.cafeEvents):
+            let cafeId: String
+            do {
+                cafeId = try ScreenStreams.cafe(of: principal, asked: ScreenStreams.member("cafeId", in: body))
+            } catch {
+                refused += 1
+                return done(error.response)
+            }
+            opened += 1
+            done(ScreenStreams.held(journal: journal, cafeId: cafeId, after: after, keepAliveSeconds: settings.keepAliveSeconds, logger: host.logger))
         default:
             done(Self.noStream(action))
         }

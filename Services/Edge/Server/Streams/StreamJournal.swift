@@ -24,6 +24,14 @@ public struct StreamJournal {
             ) WITHOUT ROWID;
             CREATE INDEX stream_events_at ON stream_events (at_ms);
             """),
+        // A café's screen events come from three bus streams: their ids are the channel's own
+        // count, kept apart from the events so pruning never hands an id out twice.
+        Migration(2, """
+            CREATE TABLE stream_counters (
+                channel TEXT PRIMARY KEY,
+                last INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ]
 
     let db: Database
