@@ -72,7 +72,7 @@ struct ComposeFileTests {
                 guard let name = services[String(flag)] else { continue }
                 var environment = environmentWithoutCafeVariables()
                 environment[key] = unused
-                let result = try runCommand(bin.appendingPathComponent("cafectl"), ["health", name, "--timeout-ms", "200"], environment: environment)
+                let result = try runCommand(bin.appendingPathComponent("cafectl"), ["health", name, "--json", "--timeout-ms", "200"], environment: environment)
                 #expect(result.status == 1, "\(key): \(result.err)")
                 #expect(result.out.contains("\"endpoint\":\"\(unused)\""), "cafectl did not use \(key): \(result.out)")
             }
