@@ -41,7 +41,8 @@ struct HealthTable {
                 let pad = String(repeating: " ", count: width - cell.count)
                 line += (index >= 3 && index <= 7 ? pad + cell : cell + pad) + "  "
             }
-            return line + Self.fit(row.last ?? "", width: reasonsWidth)
+            let full = line + Self.fit(row.last ?? "", width: reasonsWidth)
+            return String(full.reversed().drop { $0 == " " }.reversed())
         }
     }
 

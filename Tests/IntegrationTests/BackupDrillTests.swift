@@ -26,7 +26,7 @@ struct BackupDrillTests {
         let restore = try runCommand(platform.bin.appendingPathComponent("cafectl"),
                                      ["restore", "\(folder)/\(instance).sqlite", "--data-dir", platform.root.appendingPathComponent("data").path])
         #expect(restore.status == 0, "restore: \(restore.out) \(restore.err)")
-        #expect(restore.out.contains("new epoch"), restore.out)
+        #expect(restore.out.contains("new epoch"), "\(restore.out)")
         try platform.start(instance)
         try platform.waitHealthy(instance)
         return Reactor.monotonic() - started
@@ -69,8 +69,9 @@ struct BackupDrillTests {
         // The operator's table: one line per process, within 120 columns.
         let table = try platform.cafectl(["health"])
         let lines = table.out.split(separator: "\n")
-        #expect(table.status == 0 && lines.count == 7 && lines[0].hasPrefix("SERVICE"), table.out)
-        #expect(lines.allSatisfy { $0.count <= 120 } && lines.dropFirst().allSatisfy { $0.contains(" ok ") }, table.out)
+        #expect(table.status == 0 && lines.count == 7 && lines[0].hasPrefix("SERVICE"), "\(table.out)")
+        #expect(lines.allSatisfy { $0.count <= 120 } && lines.dropFirst().allSatisfy { $0.contains(" ok ") }, "\(table.out)")
+        print(table.out)
 
         // The copy, taken while orders are placed; health asked all along.
         let load = BackupLoad.Orders(endpoint: platform.endpoint("order-service"), device: device, prefix: "drill-during", limit: 40)

@@ -73,6 +73,7 @@ struct BackupCopyTests {
         let restored = try Database(path: data + "/order-service.sqlite", create: false)
         defer { restored.close() }
         let reopened = try Outbox(db: restored, source: "order-service", clock: ManualClock())
-        #expect(reopened.epoch == outcome.newEpoch && (try reopened.lastSeqs()) == ["order": 3])
+        let seqs = try reopened.lastSeqs()
+        #expect(reopened.epoch == outcome.newEpoch && seqs == ["order": 3])
     }
 }
