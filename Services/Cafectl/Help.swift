@@ -6,8 +6,13 @@ operator:
   cafectl tail <prefix>... [--pretty] [--count N] [--stream S] [--source X] [--since-seq N]
                                                      one JSON line per message ("" = every topic)
   cafectl publish <topic> <envelope-json>            send one raw message to the bus
-  cafectl health [service...] [--live true]          ask every service (or the named ones) for health;
+  cafectl health [service...] [--live true] [--json] ask every service (or the named ones) for health: a table
+                                                     (one line each); --json: one JSON line each, for scripts;
                                                      --live true: exit 0 if each answers, degraded or not
+  cafectl backup DIR [service...] [--wait-seconds 900]
+                      a consistent copy of each database, taken while the services run, fetched over their
+                      sockets into DIR/<instance>.sqlite with DIR/<instance>.manifest.json (operator)
+  cafectl restore DIR/<instance>.sqlite --data-dir D  put a stopped service's database back from a copy (new epoch)
   cafectl request <service> <op> [body-json]         send any request; services: \(Endpoints.services.map(\.option.name).joined(separator: ", ")), edge
 
 keys (deployed mode; DIR is the campus key folder every process reads):

@@ -22,6 +22,7 @@ do {
         exit(0)
     }
     if args.words[0] == "keys" { exit(try KeysCommand.run(args)) }
+    if args.words[0] == "restore" { exit(try RestoreCommand.run(args)) }
     // Who cafectl is and where the services are: the same flags on every command, read before
     // the command is known; the command's own read refuses what neither takes.
     let shared = try args.values(taking: Endpoints.flags, refusingOthers: false)
@@ -34,6 +35,8 @@ do {
         exit(try PublishCommand.run(args, endpoints: endpoints))
     case "health":
         exit(try HealthCommand.run(args, endpoints: endpoints))
+    case "backup":
+        exit(try BackupCommand.run(args, endpoints: endpoints))
     case "request":
         exit(try RawRequestCommand.run(args, endpoints: endpoints))
     case "walk":

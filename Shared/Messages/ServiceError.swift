@@ -86,6 +86,10 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let itemUnavailable: ErrorCode = "order.itemUnavailable"
     /// A catalog that did not read or validate: the service keeps the one it has.
     public static let catalogInvalid: ErrorCode = "catalog.invalid"
+    /// `backup.read` of a copy this service no longer holds (another was started, or it expired).
+    public static let unknownBackup: ErrorCode = "backup.unknown"
+    /// The copy could not be made (the disk full, an I/O error); the service runs on unharmed.
+    public static let backupFailed: ErrorCode = "backup.failed"
     /// A customer acting on an order that is not theirs.
     public static let notOrderOwner: ErrorCode = "order.notOwner"
     /// region-monitor did not answer the location confirmation an App Clip payment waits for.

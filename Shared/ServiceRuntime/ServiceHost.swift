@@ -28,6 +28,8 @@ public final class ServiceHost {
     public let bus: BusSubscription
     /// State changes with their events, in one transaction, and best-effort events.
     public let events: EventWriter
+    /// Online copies of the database for the operator (`backup.start`, `backup.read`).
+    public let backups: Backups
     public let maxMessageBytes: Int
     /// Whether this process publishes on the bus (and beats); see `CommonOptions.publishes`.
     public let publishes: Bool
@@ -71,6 +73,9 @@ public final class ServiceHost {
                                      outbox: outbox, maxMessageBytes: maxMessageBytes, security: security, logger: logger)
         heartbeat = HeartbeatPublisher(service: service, replayEndpoint: requests.advertisedEndpoint, publisher: publisher)
         events = EventWriter(db: db, publisher: publisher)
+        backups = Backups(database: db.path, folder: (dataDir as NSString).appendingPathComponent("backup"), service: service, instance: instance,
+                          clock: clock, logger: logger)
+        backups.register(on: requests.router)
         // The consumer is made from the parts, not the host, so nothing it holds points back here.
         bus = BusSubscription { [context, busSub, db, publisher, deadLetters, clock, security, logger, maxMessageBytes, reactor] prefixes, durableStreams, handler in
             let consumer = try BusConsumer(context: context, busEndpoint: busSub, prefixes: prefixes, durableStreams: durableStreams,
@@ -97,8 +102,8 @@ public final class ServiceHost {
         // service's resident memory follows what it holds, not what it once buffered.
         reactor.every(10, name: "memory.trim") { Self.trimHeap() }
         // Fold the WAL back into the database and truncate it, so the log does not keep the disk
-        // a burst once needed.
-        reactor.every(30, name: "wal.checkpoint") { [unowned self] in try self.db.checkpoint() }
+        // a burst once needed. Not while a backup holds a read snapshot: TRUNCATE would wait for it.
+        reactor.every(30, name: "wal.checkpoint") { [unowned self] in if !backups.holdsSnapshot { try self.db.checkpoint() } }
     }
 
     /// Why health says `degraded`: the storage failing or damaged, the bus out of reach, the
@@ -137,6 +142,7 @@ public final class ServiceHost {
         publisher.flush()
         try? publisher.outbox.persistPublished()
         bus.consumer?.close()
+        backups.discard()
         requests.close()
         publisher.close()
         security.close()

@@ -20,13 +20,13 @@ struct CafectlDeployedTests {
         try platform.startAll()
 
         // health: the operator, over CURVE, sees all six; a phone is refused; a client without keys gets no session.
-        let health = try platform.cafectl(["health"])
+        let health = try platform.cafectl(["health", "--json"])
         #expect(health.status == 0, "\(health.out) \(health.err)")
         #expect(health.out.split(separator: "\n").count == 6 && health.out.split(separator: "\n").allSatisfy { $0.contains("\"status\":\"ok\"") }, "\(health.out)")
-        let phoneHealth = try platform.cafectl(["health", "order-service"], as: "phone-alice")
+        let phoneHealth = try platform.cafectl(["health", "order-service", "--json"], as: "phone-alice")
         #expect(phoneHealth.status == 1)
         #expect(phoneHealth.out.contains("\"status\":\"refused\"") && phoneHealth.out.contains("auth.forbidden"), "\(phoneHealth.out)")
-        let plain = try runCommand(platform.bin.appendingPathComponent("cafectl"), ["health", "bus", "--bus", platform.endpoint("bus"), "--timeout-ms", "300"],
+        let plain = try runCommand(platform.bin.appendingPathComponent("cafectl"), ["health", "bus", "--json", "--bus", platform.endpoint("bus"), "--timeout-ms", "300"],
                                    environment: environmentWithoutCafeVariables())
         #expect(plain.status == 1 && plain.out.contains("\"status\":\"unreachable\""), "\(plain.out)")
 

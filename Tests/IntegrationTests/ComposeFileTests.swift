@@ -72,7 +72,7 @@ struct ComposeFileTests {
                 guard let name = services[String(flag)] else { continue }
                 var environment = environmentWithoutCafeVariables()
                 environment[key] = unused
-                let result = try runCommand(bin.appendingPathComponent("cafectl"), ["health", name, "--timeout-ms", "200"], environment: environment)
+                let result = try runCommand(bin.appendingPathComponent("cafectl"), ["health", name, "--json", "--timeout-ms", "200"], environment: environment)
                 #expect(result.status == 1, "\(key): \(result.err)")
                 #expect(result.out.contains("\"endpoint\":\"\(unused)\""), "cafectl did not use \(key): \(result.out)")
             }
@@ -140,7 +140,9 @@ struct ComposeFileTests {
             #expect(health?.hasSuffix(":\(port)") == true, "\(service.name) answers health on \(health ?? "?"), the check asks :\(port)")
             // Against nothing: exit 1 (unreachable), not 2 (a usage error), for the named service on the given endpoint.
             let arguments = Array(test.dropFirst(2)).map { $0 == peer ? "\(server)@\(unused)" : $0 == "/keys" ? keys.path : $0 }
-            let result = try runCommand(bin.appendingPathComponent(test[1]), arguments.replacingTimeout(with: "200"), environment: environmentWithoutCafeVariables())
+            // --json: the lines a script reads (the check itself goes by the exit status alone).
+            let result = try runCommand(bin.appendingPathComponent(test[1]), (arguments + ["--json"]).replacingTimeout(with: "200"),
+                                        environment: environmentWithoutCafeVariables())
             #expect(result.status == 1, "\(service.name): \(test.joined(separator: " ")) exited \(result.status): \(result.err)")
             #expect(result.out.contains("\"service\":\"\(test[3])\"") && result.out.contains("\"endpoint\":\"\(server)@\(unused)\""), "\(result.out)")
             #expect(result.out.split(separator: "\n").count == 1, "the check must ask one service: \(result.out)")

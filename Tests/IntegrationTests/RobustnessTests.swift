@@ -112,11 +112,14 @@ struct RobustnessTests {
         #expect(try platform.cafectl(["health", "order-service"]).status == 0)
         platform.kill9("bus")
         let degraded = try eventually("order-service reports its bus unreachable") {
-            let result = try platform.cafectl(["health", "order-service"])
+            let result = try platform.cafectl(["health", "order-service", "--json"])
             return result.out.contains("\"degraded\"") ? result : nil
         }
         #expect(degraded.status == 1, "\(degraded.out)")
         #expect(degraded.out.contains("bus.unreachable"), "\(degraded.out)")
+        // The table says the same on the service's line, with the same exit status.
+        let table = try platform.cafectl(["health", "order-service"])
+        #expect(table.status == 1 && table.out.split(separator: "\n").last.map { $0.contains(" degraded ") && $0.hasSuffix("bus.unreachable") } == true, "\(table.out)")
         let live = try platform.cafectl(["health", "order-service", "--live", "true"])
         #expect(live.status == 0, "a degraded service is alive: \(live.out) \(live.err)")
         platform.kill9("order-service")

@@ -79,6 +79,8 @@ struct ProtocolDocumentTests {
         Op.tokenIssue: contract(TokenIssueRequest.self, TokenIssued.self),
         Op.tokenList: contract(TokenListRequest.self, TokenList.self),
         Op.tokenRevoke: contract(TokenRevokeRequest.self, TokenSession.self),
+        Op.backupStart: contract(BackupStartRequest.self, BackupStatus.self),
+        Op.backupRead: contract(BackupReadRequest.self, BackupChunk.self),
     ]
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)

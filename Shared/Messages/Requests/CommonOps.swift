@@ -123,4 +123,6 @@ public enum Op {
     public static let tokenIssue = "token.issue"
     public static let tokenList = "token.list"
     public static let tokenRevoke = "token.revoke"
+    public static let backupStart = "backup.start"
+    public static let backupRead = "backup.read"
 }

@@ -66,6 +66,8 @@ public enum OpAccess {
         Op.tokenIssue: Rule(roles: [.operator], scope: "the edge's kiosk and kitchen tokens"),
         Op.tokenList: Rule(roles: [.operator], scope: "the edge's sessions"),
         Op.tokenRevoke: Rule(roles: [.operator], scope: "the edge's sessions"),
+        Op.backupStart: Rule(roles: [.operator], scope: "the whole database of the service asked"),
+        Op.backupRead: Rule(roles: [.operator], scope: "the whole database of the service asked"),
     ]
 
     /// Roles that act within a scope (a device, a café): an op open to one of them needs a handler

@@ -60,6 +60,8 @@ enum OpTable {
         entry(Op.reminderCancel, CancelReminder.self),
         entry(Op.menuAvailabilitySet, MenuAvailabilityRequest.self),
         entry(Op.catalogReload, CatalogReloadRequest.self),
+        entry(Op.backupStart, BackupStartRequest.self),
+        entry(Op.backupRead, BackupReadRequest.self),
     ]
 
     static let byName: [String: OpEntry] = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
