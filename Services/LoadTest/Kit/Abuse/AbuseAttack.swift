@@ -27,13 +27,14 @@ struct AttackKeys: Sendable {
     func keys(_ name: String, server: String) -> RequestClient.CurveClientKeys? { byName[name]?[server] }
 }
 
-/// The attacks `load-test abuse` knows, by name, in the order it runs them. Handshake floods and
-/// slow subscribers (issue 28) join here by name as they are built.
+/// The attacks `load-test abuse` knows, by name, in the order it runs them. Slow subscribers
+/// (issue 28) join here by name as they are built.
 enum AbuseAttacks {
-    static let names = ["replays", "requests", "subscriptions"]
+    static let names = ["handshakes", "replays", "requests", "subscriptions"]
 
     static func make(_ name: String, settings: AbuseSettings) -> AbuseAttack? {
         switch name {
+        case "handshakes": HandshakeFlood(settings: settings)
         case "replays": ReplayFlood(settings: settings)
         case "requests": RequestFlood(settings: settings)
         case "subscriptions": SubscriptionChurn(settings: settings)

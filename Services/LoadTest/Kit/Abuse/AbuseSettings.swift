@@ -4,7 +4,7 @@ import ServiceRuntime
 /// settings read from them.
 struct AbuseSettings {
     static let attacks = Option.list("attacks", default: AbuseAttacks.names,
-                                     help: "the attacks to run, one after another, comma-separated (replays, requests, subscriptions)")
+                                     help: "the attacks to run, one after another, comma-separated (handshakes, replays, requests, subscriptions)")
     static let ramp = Option.seconds("ramp-seconds", .nonNegative, default: 2, help: "seconds an attack runs before the steady load's measurement starts")
     static let settle = Option.seconds("recover-seconds", .nonNegative, default: 20,
                                        help: "seconds after an attack before memory is read again (services hand freed heap back every 10 s)")
@@ -20,7 +20,7 @@ struct AbuseSettings {
     /// Every option, in `--help` order: the attacks', then the steady load's (`load-test run`), then security.
     static var specs: [OptionSpec] {
         [attacks.spec, ramp.spec, settle.spec, replayClients.spec, replayEndpoint.spec, replayStream.spec, churnPrefixes.spec, churnPrefixBytes.spec,
-         churnHeld.spec, edge.spec] + RunOptions.specs.filter { $0.name != RunOptions.json.spec.name }
+         churnHeld.spec, edge.spec] + HandshakeFlood.specs + RunOptions.specs.filter { $0.name != RunOptions.json.spec.name }
     }
 
     var load: RunSettings
@@ -34,6 +34,7 @@ struct AbuseSettings {
     var churnPrefixBytes: Int
     var churnHeld: Int
     var edge: String
+    var handshakes: HandshakeFlood.Settings
     var orders: String { load.orders }
     var busSub: String { load.busSub }
 
@@ -49,5 +50,6 @@ struct AbuseSettings {
         churnPrefixBytes = config[Self.churnPrefixBytes]
         churnHeld = config[Self.churnHeld]
         edge = config[Self.edge]
+        handshakes = HandshakeFlood.Settings(config)
     }
 }
