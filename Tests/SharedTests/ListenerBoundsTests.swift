@@ -140,12 +140,17 @@ struct ListenerBoundsTests {
     @Test("a caller told to wait that asks again early is dropped, counted; after the wait it is heard again")
     func holdDropsEarlyRetries() {
         var hold = RefusalHold()
-        #expect(!hold.drops("op-1", now: 0))
+        let before = hold.drops("op-1", now: 0)
+        #expect(!before)
         hold.refused(Self.operatorCaller, retryAfterMs: 100, now: 0)
-        #expect(hold.drops("op-1", now: 0.05))
-        #expect(!hold.drops("op-2", now: 0.05), "another principal is heard")
-        #expect(!hold.drops(nil, now: 0.05), "a connection without a User-Id (plain mode) is heard")
-        #expect(!hold.drops("op-1", now: 0.1))
+        let early = hold.drops("op-1", now: 0.05)
+        let other = hold.drops("op-2", now: 0.05)
+        let anonymous = hold.drops(nil, now: 0.05)
+        let after = hold.drops("op-1", now: 0.1)
+        #expect(early)
+        #expect(!other, "another principal is heard")
+        #expect(!anonymous, "a connection without a User-Id (plain mode) is heard")
+        #expect(!after)
         #expect(hold.dropped == 1)
         #expect(hold.heldCount == 0)
     }
@@ -156,7 +161,8 @@ struct ListenerBoundsTests {
         for caller in [Caller(principal: Principal(name: "edge", role: .edge, publicKey: "")), Caller(principal: Principal(name: "kitchen-display", role: .service, publicKey: "")),
                        Caller.developer] {
             hold.refused(caller, retryAfterMs: 1_000, now: 0)
-            #expect(!hold.drops(caller.name, now: 0.5))
+            let dropped = hold.drops(caller.name, now: 0.5)
+            #expect(!dropped)
         }
         #expect(hold.heldCount == 0)
     }
@@ -176,7 +182,8 @@ struct ListenerBoundsTests {
         let error = try #require(limited)
         #expect(error.code == ErrorCode.rateLimited.rawValue)
         let wait = try #require(error.details?["retryAfterMs"].flatMap(Int.init))
-        #expect(router.hold.drops("op-1", now: now))
+        let held = router.hold.drops("op-1", now: now)
+        #expect(held)
         now += Double(wait) / 1_000
         router.flushRefusalLog()
         #expect(router.hold.heldCount == 0)
