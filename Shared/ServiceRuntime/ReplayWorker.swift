@@ -26,6 +26,11 @@ final class ReplayWorker: @unchecked Sendable {
     }
 
 
+    /// The rest after a page read for anyone but a consumer, as a multiple of the time the page
+    /// took: 3 keeps people's replays to about a quarter of a core.
+    static let restFactor = 3.0
+    static let maxRestSeconds = 0.25
+
     /// The reactor's end: the worker's replies arrive here, each `envelope + [reply]`.
     let replies: Socket
     let queueLimit: Int
@@ -152,15 +157,23 @@ final class ReplayWorker: @unchecked Sendable {
                 logger.error("replay failed", ["stream": job.stream, "error": "\(error)"])
                 reply = RequestRouter.errorReply(ServiceError(.internalError, "the service could not read its outbox for replay; try again"))
             }
-            condition.lock()
-            averageSeconds = averageSeconds * 0.9 + (Reactor.monotonic() - started) * 0.1
-            condition.unlock()
+            let elapsed = Reactor.monotonic() - started
             do {
                 try push.send(multipart: job.envelope + [reply])
             } catch {
                 if error.isTerminated { return }
                 logger.error("replay reply not handed back", ["error": "\(error)"])
             }
+            condition.lock()
+            averageSeconds = averageSeconds * 0.9 + elapsed * (job.priority ? 1 : 1 + Self.restFactor) * 0.1
+            // After a page for someone other than a consumer, the worker rests `restFactor` times
+            // as long (a consumer's replay ends the rest): people's replays take a bounded share
+            // of a core, however many ask, and the rest is left to the service's own work.
+            if !job.priority {
+                let end = Date(timeIntervalSinceNow: min(Self.maxRestSeconds, elapsed * Self.restFactor))
+                while priorityQueued == 0 && !stopping && condition.wait(until: end) {}
+            }
+            condition.unlock()
         }
     }
 

@@ -30,6 +30,8 @@ public final class RequestRouter {
     private var budget = RequestBudget()
     /// Requests refused with `request.rateLimited`, since start.
     public private(set) var rateLimited = 0
+    /// Principals told to wait, whose early requests the request server drops unanswered.
+    public var hold = RefusalHold()
     /// The clock the budget and the refusal log read (seconds, monotonic); a test sets its own.
     public var clock: () -> Double = Reactor.monotonic
     /// Requests larger than this are refused unread.
@@ -116,6 +118,7 @@ public final class RequestRouter {
                 if caller.onBehalf { fields["via"] = connection.name }
                 let reason = error.code + " " + op + " by " + (caller.role?.rawValue ?? "developer")
                 for line in refusalLog.refused(reason, who: caller.name, fields, now: clock()) { logger.warning(line.message, line.metadata) }
+                if let wait = error.details?["retryAfterMs"].flatMap(Int.init) { hold.refused(connection, retryAfterMs: wait, now: clock()) }
                 return Self.errorReply(error)
             }
             logger.debug("request refused", ["op": op, "error.code": error.code, "error.message": error.message])
@@ -135,6 +138,7 @@ public final class RequestRouter {
         let now = clock()
         for line in refusalLog.due(now: now) { logger.warning(line.message, line.metadata) }
         budget.prune(now: now)
+        hold.prune(now: now)
     }
 
     /// The reply to one request message as a request socket received it: one frame, from the

@@ -97,6 +97,8 @@ public final class RequestServer {
                 malformedEnvelopes += 1
                 continue
             }
+            // A caller told to wait that asks again early is dropped before anything is decoded.
+            if router.hold.drops(message.userId, now: router.clock()) { continue }
             let envelope = Array(message.frames[...delimiter])
             message.frames.removeFirst(delimiter + 1)
             currentEnvelope = envelope
@@ -116,6 +118,7 @@ public final class RequestServer {
     private func health() throws -> HealthStatus {
         var details: [String: String] = ["endpoint": advertisedEndpoint, "auth.refused": "\(router.refusals + revokedRefusals)",
                                          "auth.refused.onBehalfOf": "\(router.onBehalfOfRefusals)", "requests.rateLimited": "\(router.rateLimited)",
+                                         "requests.droppedEarly": "\(router.hold.dropped)",
                                          "replay.queued": "\(replayWorker?.queued ?? 0)", "replay.served": "\(replayWorker?.served ?? 0)",
                                          "replay.busy": "\(replayWorker?.refusedBusy ?? 0)", "requests.malformedEnvelope": "\(malformedEnvelopes)"]
         details.merge(security.healthDetails) { _, new in new }

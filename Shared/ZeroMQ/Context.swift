@@ -11,14 +11,14 @@ public final class Context: @unchecked Sendable {
     /// every socket that connects by the first (see `Socket.bind`, `Socket.connect`).
     public let ioThreads: Int32
 
-    /// Creates a context with `ioThreads` background I/O threads.
-    public init(ioThreads: Int32 = 1) throws(ZeroMQError) {
+    /// Creates a context with `ioThreads` background I/O threads and room for `maxSockets` sockets.
+    public init(ioThreads: Int32 = 1, maxSockets: Int32 = 4096) throws(ZeroMQError) {
         guard let handle = zmq_ctx_new() else { throw .last("zmq_ctx_new") }
         self.handle = handle
         self.ioThreads = ioThreads
         if zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads) != 0 { throw .last("zmq_ctx_set ZMQ_IO_THREADS") }
         // Our frames carry JSON; do not let the context cap sockets below our own limits.
-        _ = zmq_ctx_set(handle, ZMQ_MAX_SOCKETS, 4096)
+        _ = zmq_ctx_set(handle, ZMQ_MAX_SOCKETS, maxSockets)
     }
 
     /// Makes every blocking call on this context's sockets return `ETERM`, from any thread.

@@ -19,6 +19,12 @@ public struct SocketEvent: Sendable, Equatable {
     /// The handshake broke off (a wrong server key, a peer speaking another mechanism).
     public static let handshakeFailedProtocol = UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
     public static let handshakeFailedNoDetail = UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+    /// A listener accepted a connection; the value is its file descriptor.
+    public static let accepted = UInt16(ZMQ_EVENT_ACCEPTED)
+    /// The monitored socket was closed: no event follows.
+    public static let monitorStopped = UInt16(ZMQ_EVENT_MONITOR_STOPPED)
+    /// The events a listener's census reads (`ConnectionCensus`).
+    public static let censusMask = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
 
     /// Reads the two frames a monitor sends: [u16 event, u32 value][endpoint]. Nil when malformed.
     public init?(frames: [Data]) {

@@ -25,8 +25,11 @@ public final class SocketSecurity {
     public let zap: ZAPHandler?
     private let allowNonLoopback: Bool
     private let logger: Logger
+    /// What every listening socket bounds: accept queue, handshake time, connections per address and listener.
+    public let limits: ListenerLimits
 
-    private init(mode: Mode, name: String, identity: CurveKeyPair?, registry: LiveRegistry?, zap: ZAPHandler?, allowNonLoopback: Bool, logger: Logger) {
+    private init(mode: Mode, name: String, identity: CurveKeyPair?, registry: LiveRegistry?, zap: ZAPHandler?, allowNonLoopback: Bool, logger: Logger,
+                 limits: ListenerLimits) {
         self.mode = mode
         self.name = name
         self.identity = identity
@@ -34,16 +37,18 @@ public final class SocketSecurity {
         self.zap = zap
         self.allowNonLoopback = allowNonLoopback
         self.logger = logger
+        self.limits = limits
     }
 
     /// Plain mode.
-    public static func plain(allowNonLoopback: Bool = false, logger: Logger) -> SocketSecurity {
-        SocketSecurity(mode: .plain, name: "developer", identity: nil, registry: nil, zap: nil, allowNonLoopback: allowNonLoopback, logger: logger)
+    public static func plain(allowNonLoopback: Bool = false, logger: Logger, limits: ListenerLimits = .defaults) -> SocketSecurity {
+        SocketSecurity(mode: .plain, name: "developer", identity: nil, registry: nil, zap: nil, allowNonLoopback: allowNonLoopback, logger: logger, limits: limits)
     }
 
     /// Deployed mode as principal `name`, with the keys in `folder`. With `serving` context the
     /// ZAP handler is started in it (a process that binds); without, the process only connects.
-    public static func deployed(folder: KeyFolder, as name: String, serving context: Context?, logger: Logger) throws -> SocketSecurity {
+    public static func deployed(folder: KeyFolder, as name: String, serving context: Context?, logger: Logger,
+                                limits: ListenerLimits = .defaults) throws -> SocketSecurity {
         guard Context.has("curve") else { throw SecurityError("this libzmq was built without CURVE; deployed mode needs it (Debian's libzmq5 has it)") }
         let identity = try folder.keyPair(named: name)
         let registry = try LiveRegistry(folder: folder)
@@ -52,11 +57,11 @@ public final class SocketSecurity {
         }
         var zap: ZAPHandler?
         if let context {
-            let handler = ZAPHandler(registry: registry, logger: logger)
+            let handler = ZAPHandler(registry: registry, logger: logger, limits: limits)
             try handler.start(in: context)
             zap = handler
         }
-        return SocketSecurity(mode: .deployed, name: name, identity: identity, registry: registry, zap: zap, allowNonLoopback: true, logger: logger)
+        return SocketSecurity(mode: .deployed, name: name, identity: identity, registry: registry, zap: zap, allowNonLoopback: true, logger: logger, limits: limits)
     }
 
     /// `--security`: plain or deployed.
@@ -70,17 +75,18 @@ public final class SocketSecurity {
                                                         help: "plain mode: allow binding off loopback (warns every minute; never on a campus network)")
 
     /// The options every process that uses the mode reads.
-    public static var specs: [OptionSpec] { [modeOption.spec, keysOption.spec, insecurePlainOption.spec] }
+    public static var specs: [OptionSpec] { [modeOption.spec, keysOption.spec, insecurePlainOption.spec] + ListenerLimits.specs }
 
     /// The mode `config` asks for (which must include `specs`), as principal `name`.
     public static func from(_ config: Configuration, name: String, serving context: Context?, logger: Logger) throws -> SocketSecurity {
+        let limits = ListenerLimits(config)
         switch config[modeOption] {
         case .plain:
-            return plain(allowNonLoopback: config[insecurePlainOption], logger: logger)
+            return plain(allowNonLoopback: config[insecurePlainOption], logger: logger, limits: limits)
         case .deployed:
             let keys = config[keysOption]
             guard !keys.isEmpty else { throw SecurityError("deployed mode needs --keys <folder> (cafectl keys init <folder> makes one)") }
-            return try deployed(folder: KeyFolder(keys), as: name, serving: context, logger: logger)
+            return try deployed(folder: KeyFolder(keys), as: name, serving: context, logger: logger, limits: limits)
         }
     }
 
@@ -92,6 +98,7 @@ public final class SocketSecurity {
     /// `admitting` limits who may connect at all to keys of those roles (deployed mode), for a
     /// socket whose every message is for a few (the bus's capture socket: operators).
     public func secureServer(_ socket: Socket, endpoint: String, admitting roles: Set<Role>? = nil) throws {
+        try limits.apply(to: socket)
         switch mode {
         case .plain:
             if !Self.isLoopback(endpoint) && !allowNonLoopback {
@@ -102,6 +109,7 @@ public final class SocketSecurity {
                 throw SecurityError("refusing to bind \(endpoint) in deployed mode without a running ZAP handler: libzmq would accept any CURVE key")
             }
             try socket.setCurveServer(secretKey: identity.secretKey)
+            try zap.watch(socket)
             if let roles {
                 let domain = "campus:" + Role.allCases.filter(roles.contains).map(\.rawValue).joined(separator: ",")
                 zap.restrict(domain: domain, to: roles)
@@ -170,6 +178,13 @@ public final class SocketSecurity {
             details["zap.accepted"] = "\(zap.accepted)"
             details["zap.refused"] = "\(zap.refused)"
             for (reason, count) in zap.refusedByReason { details["zap.refused.\(reason)"] = "\(count)" }
+            let census = zap.censusSnapshot
+            details["connections.held"] = "\(census.held)"
+            details["connections.accepted"] = "\(census.accepted)"
+            details["connections.refused.perAddress"] = "\(census.refusedPerAddress)"
+            details["connections.refused.perListener"] = "\(census.refusedPerListener)"
+            details["handshakes.failed.protocol"] = "\(census.failedProtocol)"
+            details["handshakes.failed.noDetail"] = "\(census.failedNoDetail)"
         }
         if let registry { details["keys.count"] = "\(registry.current.principals.count)" }
         return details

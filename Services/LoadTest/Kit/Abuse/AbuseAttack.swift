@@ -27,13 +27,13 @@ struct AttackKeys: Sendable {
     func keys(_ name: String, server: String) -> RequestClient.CurveClientKeys? { byName[name]?[server] }
 }
 
-/// The attacks `load-test abuse` knows, by name, in the order it runs them. Handshake floods and
-/// slow subscribers (issue 28) join here by name as they are built.
+/// The attacks `load-test abuse` knows, by name, in the order it runs them.
 enum AbuseAttacks {
-    static let names = ["replays", "requests", "subscriptions", "slow-subscriber"]
+    static let names = ["handshakes", "replays", "requests", "subscriptions", "slow-subscriber"]
 
     static func make(_ name: String, settings: AbuseSettings) -> AbuseAttack? {
         switch name {
+        case "handshakes": HandshakeFlood(settings: settings)
         case "replays": ReplayFlood(settings: settings)
         case "requests": RequestFlood(settings: settings)
         case "subscriptions": SubscriptionChurn(settings: settings)

@@ -9,7 +9,7 @@ import ZeroMQ
 /// event and order → notification p99, loss, and each process's memory before, during and after,
 /// with a verdict against the issue's targets.
 public enum AbuseCommand {
-    static let summary = "attacks (replays, requests, subscriptions) one after another beside a steady load; what legitimate work saw, judged against issue 28's targets"
+    static let summary = "attacks (handshakes, replays, requests, subscriptions) one after another beside a steady load; what legitimate work saw, judged against issue 28's targets"
 
     /// Runs `load-test abuse` with `arguments` (after the command word); the exit status: 0 when
     /// every attack ran (whatever the verdicts), 1 when one could not.
@@ -31,44 +31,24 @@ public enum AbuseCommand {
             defer { watch.stop() }
             Thread.sleep(forTimeInterval: 3)
             var before = watch.nextPhase().lastRSS
-            var reports: [AbuseReport] = []
+            // The steady load alone first: what it grows by itself (beacon-ingest keeps smoothing
+            // state per phone, and every run brings new phones) is allowed to each attack's run.
+            let baseline = try measure(nil, runID: "ab" + String(format: "%06x", UInt32.random(in: 0...0xFF_FFFF)), before: before, allowance: [:],
+                                       settings: settings, catalog: catalog, context: context, watch: watch, security: security, attackSecurity: attackSecurity)
+            print(baseline.table)
+            print("")
+            before = baseline.after
+            let allowance = baseline.growth
+            var reports: [AbuseReport] = [baseline]
             for name in settings.attacks {
                 guard let attack = AbuseAttacks.make(name, settings: settings) else { continue }
                 let runID = "ab" + String(format: "%06x", UInt32.random(in: 0...0xFF_FFFF))
-                logLine("load-test abuse: attack \(name) (run \(runID)): \(attack.summary)")
-                let minted = attack.keys(runID: runID)
-                try attackSecurity.mint(minted)
-                defer { attackSecurity.revokeMinted() }
-                // Every process reads the registry twice a second.
-                if attackSecurity.isDeployed { Thread.sleep(forTimeInterval: 2) }
-                let keys = try attackKeys(minted.map(\.name), settings: settings, security: attackSecurity)
-                _ = watch.nextPhase()
-                try attack.start(context: context, keys: keys)
-                Thread.sleep(forTimeInterval: settings.rampSeconds)
-                let runner = LoadRunner(settings: settings.load, catalog: catalog, context: context, runID: runID, security: security, log: logLine)
-                // A steady load that cannot even start (no heartbeat on the bus, a service not
-                // answering) is what the attack did to legitimate work: reported, not fatal.
-                let load: RunReport?
-                var failure: String? = nil
-                do {
-                    load = try runner.run()
-                } catch {
-                    load = nil
-                    failure = "\(error)"
-                    security.revokeMinted()
-                }
-                let counts = attack.stop()
-                let during = watch.nextPhase()
-                attackSecurity.revokeMinted()
-                logLine("load-test abuse: attack \(name) stopped; \(Int(settings.settleSeconds)) s to settle")
-                Thread.sleep(forTimeInterval: settings.settleSeconds)
-                let after = watch.nextPhase().lastRSS
-                let report = AbuseReport(attack: name, summary: attack.summary, attackCounts: counts, load: load, loadFailure: failure, during: during,
-                                         before: before, after: after, processes: watch.targets.map(\.name))
+                let report = try measure(attack, runID: runID, before: before, allowance: allowance, settings: settings, catalog: catalog, context: context,
+                                         watch: watch, security: security, attackSecurity: attackSecurity)
                 print(report.table)
                 print("")
                 reports.append(report)
-                before = after
+                before = report.after
             }
             print(AbuseReport.summary(reports))
             return 0
@@ -76,6 +56,47 @@ public enum AbuseCommand {
             logLine("load-test abuse: \(error)")
             return 1
         }
+    }
+
+    /// Runs the steady load beside `attack` (nil: alone, the baseline) and reads memory once it
+    /// has settled after: what legitimate work saw.
+    static func measure(_ attack: AbuseAttack?, runID: String, before: [String: Int], allowance: [String: Int], settings: AbuseSettings,
+                        catalog: CampusCatalog, context: Context, watch: AbuseWatch, security: LoadSecurity, attackSecurity: LoadSecurity) throws -> AbuseReport {
+        let name = attack?.name ?? "none"
+        logLine("load-test abuse: attack \(name) (run \(runID)): \(attack?.summary ?? "the steady load alone, the baseline")")
+        var keys = AttackKeys(byName: [:])
+        if let attack {
+            let minted = attack.keys(runID: runID)
+            try attackSecurity.mint(minted)
+            // Every process reads the registry twice a second.
+            if attackSecurity.isDeployed { Thread.sleep(forTimeInterval: 2) }
+            keys = try attackKeys(minted.map(\.name), settings: settings, security: attackSecurity)
+        }
+        defer { attackSecurity.revokeMinted() }
+        _ = watch.nextPhase()
+        try attack?.start(context: context, keys: keys)
+        Thread.sleep(forTimeInterval: settings.rampSeconds)
+        let runner = LoadRunner(settings: settings.load, catalog: catalog, context: context, runID: runID, security: security, log: logLine)
+        // A steady load that cannot even start (no heartbeat on the bus, a service not answering)
+        // is what the attack did to legitimate work: reported, not fatal.
+        let load: RunReport?
+        var failure: String? = nil
+        do {
+            load = try runner.run()
+        } catch {
+            load = nil
+            failure = "\(error)"
+            security.revokeMinted()
+        }
+        let counts = attack?.stop() ?? []
+        let during = watch.nextPhase()
+        attackSecurity.revokeMinted()
+        logLine("load-test abuse: attack \(name) stopped; \(Int(settings.settleSeconds)) s to settle")
+        Thread.sleep(forTimeInterval: settings.settleSeconds)
+        let after = watch.nextPhase().lastRSS
+        return AbuseReport(attack: name, summary: attack?.summary ?? "no attack: the steady load alone (its memory growth is allowed to every attack)",
+                           attackCounts: counts, load: load, loadFailure: failure, during: during, before: before, after: after,
+                           allowance: allowance, processes: watch.targets.map(\.name))
     }
 
     /// The processes watched: the platform's, each at its request endpoint, reached as the observer.
@@ -96,7 +117,7 @@ public enum AbuseCommand {
     /// The client keys of each minted name for every server an attack may reach.
     static func attackKeys(_ names: [String], settings: AbuseSettings, security: LoadSecurity) throws -> AttackKeys {
         guard security.isDeployed else { return AttackKeys(byName: [:]) }
-        let servers = Set(["order-service", "bus", PeerEndpoint.split(settings.replayEndpoint, defaultName: "order-service").name])
+        let servers = Set(["order-service", "bus", PeerEndpoint.split(settings.replayEndpoint, defaultName: "order-service").name] + settings.handshakes.servers)
         var byName: [String: [String: RequestClient.CurveClientKeys]] = [:]
         for name in names {
             let identity = try security.security(as: name)

@@ -4,7 +4,7 @@ import ServiceRuntime
 /// settings read from them.
 struct AbuseSettings {
     static let attacks = Option.list("attacks", default: AbuseAttacks.names,
-                                     help: "the attacks to run, one after another, comma-separated (replays, requests, subscriptions, slow-subscriber)")
+                                     help: "the attacks to run, one after another, comma-separated (handshakes, replays, requests, subscriptions, slow-subscriber)")
     static let ramp = Option.seconds("ramp-seconds", .nonNegative, default: 2, help: "seconds an attack runs before the steady load's measurement starts")
     static let settle = Option.seconds("recover-seconds", .nonNegative, default: 20,
                                        help: "seconds after an attack before memory is read again (services hand freed heap back every 10 s)")
@@ -20,7 +20,7 @@ struct AbuseSettings {
     /// Every option, in `--help` order: the attacks', then the steady load's (`load-test run`), then security.
     static var specs: [OptionSpec] {
         [attacks.spec, ramp.spec, settle.spec, replayClients.spec, replayEndpoint.spec, replayStream.spec, churnPrefixes.spec, churnPrefixBytes.spec,
-         churnHeld.spec, slowSubscribers.spec, slowReaders.spec, edge.spec] + RunOptions.specs.filter { $0.name != RunOptions.json.spec.name }
+         churnHeld.spec, slowSubscribers.spec, slowReaders.spec, edge.spec] + HandshakeFlood.specs + RunOptions.specs.filter { $0.name != RunOptions.json.spec.name }
     }
 
     var load: RunSettings
@@ -36,6 +36,7 @@ struct AbuseSettings {
     var slowSubscribers: Int
     var slowReaders: Int
     var edge: String
+    var handshakes: HandshakeFlood.Settings
     var orders: String { load.orders }
     var busSub: String { load.busSub }
 
@@ -53,5 +54,6 @@ struct AbuseSettings {
         slowSubscribers = config[Self.slowSubscribers]
         slowReaders = config[Self.slowReaders]
         edge = config[Self.edge]
+        handshakes = HandshakeFlood.Settings(config)
     }
 }
