@@ -1,0 +1,45 @@
+import Foundation
+import Messages
+import SQLite
+
+/// The outbox's retention: published events are deleted once they are older than the replay
+/// window and no consumer that is replaying needs them; each stream's newest event is kept, so
+/// its numbering continues after a restart and `replay` can tell a pruned range from an empty one.
+extension Outbox {
+    /// A consumer (its principal, or "plain" in plain mode) asked `replay` of `stream` from `fromSeq`.
+    public func noteReplay(stream: String, fromSeq: UInt64, consumer: String) {
+        replaying.note(stream: stream, fromSeq: fromSeq, consumer: consumer, now: clock.now())
+    }
+
+    /// Deletes up to `limit` expired events of each stream (a transaction per stream) and returns
+    /// how many it deleted. Expired: published, written more than `windowSeconds` ago, below the
+    /// lowest seq a replaying consumer needs, and not its stream's newest.
+    public func pruneBatch(windowSeconds: Double, limit: Int) throws -> Int {
+        guard !db.inTransaction else { return 0 }
+        let now = clock.now()
+        let cutoff = now.adding(seconds: -windowSeconds)
+        var deleted = 0
+        for (stream, sent) in published.sorted(by: { $0.key < $1.key }) {
+            // Below `upper` only: the newest published event stays, and what a consumer replays from.
+            var upper = sent
+            if let floor = replaying.floor(of: stream, now: now) { upper = min(upper, floor) }
+            guard let oldest = try oldestSeq(stream), oldest < upper else { continue }
+            upper = min(upper, oldest + UInt64(max(limit, 1)))
+            let count = try db.transaction { try store.deleteEvents(of: stream, below: upper, writtenBefore: cutoff) }
+            if count > 0 { oldestKept[stream] = try store.oldestSeq(of: stream) }
+            deleted += count
+        }
+        return deleted
+    }
+
+    /// The oldest event of `stream` still kept (nil when it has none).
+    public func oldestSeq(_ stream: String) throws -> UInt64? {
+        if let known = oldestKept[stream] { return known }
+        let oldest = try store.oldestSeq(of: stream)
+        oldestKept[stream] = oldest
+        return oldest
+    }
+
+    /// Consumers remembered as replaying (health).
+    public var replayingConsumers: Int { replaying.count }
+}
