@@ -101,11 +101,6 @@ final class OrderStore {
                    record.key, record.request, record.reply, record.createdAt.milliseconds)
     }
 
-    /// Forgets keys created before `cutoff`.
-    func deleteIdempotency(before cutoff: Timestamp) throws {
-        try db.run("DELETE FROM idempotency WHERE created_ms < ?", cutoff.milliseconds)
-    }
-
     // MARK: Rows to records
 
     /// An order row's snapshot (the row's other columns are indexes of it).

@@ -57,6 +57,16 @@ public struct StreamJournal {
         return db.changes
     }
 
+    /// Deletes up to `limit` events journalled before `cutoff`, oldest first (through
+    /// `stream_events_at`); returns how many. The caller's transaction, or one of its own.
+    public func prune(before cutoff: Timestamp, limit: Int) throws -> Int {
+        try db.run("""
+            DELETE FROM stream_events WHERE (channel, seq) IN
+              (SELECT channel, seq FROM stream_events WHERE at_ms < ? ORDER BY at_ms LIMIT ?)
+            """, cutoff.milliseconds, limit)
+        return db.changes
+    }
+
     /// How many events are journalled (a scan: for tests and tools, not for health).
     public func count() throws -> Int {
         try db.query("SELECT COUNT(*) AS n FROM stream_events").first?.int("n") ?? 0
