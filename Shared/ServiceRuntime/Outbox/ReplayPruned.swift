@@ -1,10 +1,5 @@
 import Messages
 
-extension ErrorCode {
-    /// `replay` from a seq its publisher has already pruned (older than its replay window).
-    public static let replayPruned: ErrorCode = "replay.pruned"
-}
-
 /// The typed answer to a replay of a pruned range: the events before `oldestSeq` are gone, and a
 /// consumer continues from `oldestSeq`, counting what it lost, instead of seeing a silent gap.
 public enum ReplayPruned {
@@ -14,10 +9,12 @@ public enum ReplayPruned {
                      details: ["oldestSeq": "\(oldestSeq)"])
     }
 
-    /// The oldest seq a `replay.pruned` refusal names; nil for another error or a malformed one.
+    /// The oldest seq a `replay.pruned` refusal names (a plain decimal within `Envelope.seqRange`);
+    /// nil for another error or a malformed one.
     public static func oldestSeq(in error: Error) -> UInt64? {
         guard let error = error as? ServiceError, error.code == ErrorCode.replayPruned.rawValue,
-              let text = error.details?["oldestSeq"], text.count <= 20, let seq = UInt64(text), Envelope.seqRange.contains(seq) else { return nil }
+              let text = error.details?["oldestSeq"], text.count <= 20, let seq = UInt64(text), String(seq) == text,
+              Envelope.seqRange.contains(seq) else { return nil }
         return seq
     }
 }
