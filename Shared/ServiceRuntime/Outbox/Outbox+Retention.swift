@@ -11,23 +11,28 @@ extension Outbox {
         replaying.note(stream: stream, fromSeq: fromSeq, consumer: consumer, now: clock.now())
     }
 
-    /// Deletes up to `limit` expired events of each stream (a transaction per stream) and returns
-    /// how many it deleted. Expired: published, written more than `windowSeconds` ago, below the
-    /// lowest seq a replaying consumer needs, and not its stream's newest.
+    /// Deletes up to `limit` expired events of each stream (a transaction per stream and bound) and
+    /// returns how many it deleted. Expired: published, not its stream's newest, and either written
+    /// more than `windowSeconds` ago and below the lowest seq a replaying consumer needs, or written
+    /// more than two windows ago whatever a consumer needs: a consumer slower than its publisher
+    /// (measured: order-service catching up on region events on a starved machine held 1.4 million
+    /// of them) holds the disk for one more window at most, then is answered `replay.pruned`.
     public func pruneBatch(windowSeconds: Double, limit: Int) throws -> Int {
         guard !db.inTransaction else { return 0 }
         let now = clock.now()
-        let cutoff = now.adding(seconds: -windowSeconds)
         var deleted = 0
         for (stream, sent) in published.sorted(by: { $0.key < $1.key }) {
             // Below `upper` only: the newest published event stays, and what a consumer replays from.
-            var upper = sent
-            if let floor = replaying.floor(of: stream, now: now) { upper = min(upper, floor) }
-            guard let oldest = try oldestSeq(stream), oldest < upper else { continue }
-            upper = min(upper, oldest + UInt64(max(limit, 1)))
-            let count = try db.transaction { try store.deleteEvents(of: stream, below: upper, writtenBefore: cutoff) }
-            if count > 0 { oldestKept[stream] = try store.oldestSeq(of: stream) }
-            deleted += count
+            let floor = replaying.floor(of: stream, now: now)
+            var bounds = [(upper: min(sent, floor ?? sent), before: now.adding(seconds: -windowSeconds))]
+            if let floor, floor < sent { bounds.append((sent, now.adding(seconds: -2 * windowSeconds))) }
+            for bound in bounds {
+                guard let oldest = try oldestSeq(stream), oldest < bound.upper else { continue }
+                let upper = min(bound.upper, oldest + UInt64(max(limit, 1)))
+                let count = try db.transaction { try store.deleteEvents(of: stream, below: upper, writtenBefore: bound.before) }
+                if count > 0 { oldestKept[stream] = try store.oldestSeq(of: stream) }
+                deleted += count
+            }
         }
         return deleted
     }

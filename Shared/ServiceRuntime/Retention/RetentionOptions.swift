@@ -16,7 +16,7 @@ public struct RetentionOptions: Sendable {
     /// The retention options of a service whose replay window defaults to `replayWindowSeconds`.
     public init(replayWindowSeconds: Int = 7 * 86_400) {
         replayWindow = Option.count("replay-window-seconds", 60...2_592_000, default: replayWindowSeconds,
-                                    help: "published outbox events older than this are deleted, unless a consumer replaying in the last 10 minutes still needs them; replay from before answers replay.pruned")
+                                    help: "published outbox events older than this are deleted, unless a consumer replaying in the last 10 minutes still needs them (then at twice this age); replay from before answers replay.pruned")
     }
 
     /// The options, in `--help` order.
