@@ -35,6 +35,8 @@ public struct ErrorCode: RawRepresentable, Sendable, Hashable, Codable, Expressi
     public static let rateLimited: ErrorCode = "request.rateLimited"
     /// The service's share for this kind of work (replay) is full; `details.retryAfterMs` says when to try again.
     public static let busy: ErrorCode = "request.busy"
+    /// `replay` from a seq its publisher has pruned (older than its replay window); `details.oldestSeq`.
+    public static let replayPruned: ErrorCode = "replay.pruned"
     public static let internalError: ErrorCode = "internal.error"
     public static let unknownType: ErrorCode = "message.unknownType"
     public static let unsupportedVersion: ErrorCode = "message.unsupportedVersion"

@@ -64,11 +64,11 @@ public final class BusConsumer {
         follower.origins = origins
     }
 
-    /// Drains the socket whenever it is readable, and forgets old event ids hourly.
-    public func attach(to reactor: Reactor) {
+    /// Drains the socket whenever it is readable; `pruner` forgets expired event ids.
+    public func attach(to reactor: Reactor, pruner: Pruner) {
         reactor.onReadable(socket) { [unowned self] in try self.drain() }
         follower.shouldStop = { [unowned reactor] in reactor.isStopping }
-        reactor.every(3600, name: "consumer.prune") { [unowned self] in try self.follower.pruneSeenEvents() }
+        pruner.add("seenEvents") { [unowned self] limit in try self.follower.pruneSeenEvents(limit: limit) }
     }
 
     /// Calls `observer` with every message the subscription receives (heartbeats included, this
@@ -89,6 +89,7 @@ public final class BusConsumer {
         details["events.refused"] = "\(refusedEvents)"
         details["events.seqCollisions"] = "\(follower.collisionCount)"
         details["events.seqCollisionsRecovered"] = "\(follower.collisionsRecovered)"
+        details["events.lostToPruning"] = "\(follower.lostToPruning)"
         for (source, count) in follower.shed { details["shed.\(source)"] = "\(count)" }
         if droppedWhileRetrying > 0 { details["consumer.droppedWhileRetrying"] = "\(droppedWhileRetrying)" }
         return details

@@ -28,16 +28,15 @@ public final class EventPublisher {
         try socket.connect(endpoint)
     }
 
-    /// Retries sends and stores how far they got every 250 ms; prunes week-old sent events hourly.
-    public func attach(to reactor: Reactor, clock: any WallClock) {
+    /// Retries sends and stores how far they got every 250 ms; `pruner` deletes events past the
+    /// replay window (`--replay-window-seconds`).
+    public func attach(to reactor: Reactor, pruner: Pruner, replayWindowSeconds: Double) {
         link.attach(to: reactor)
         reactor.every(0.25, name: "outbox.flush") { [unowned self] in
             self.flush()
             try self.outbox.persistPublished()
         }
-        reactor.every(3600, name: "outbox.prune") { [unowned self] in
-            try self.outbox.prune(before: clock.now().adding(seconds: -7 * 24 * 3600))
-        }
+        pruner.add("outbox") { [unowned self] limit in try self.outbox.pruneBatch(windowSeconds: replayWindowSeconds, limit: limit) }
     }
 
     /// Adds an event to the outbox of the current transaction; it is sent once that commits.

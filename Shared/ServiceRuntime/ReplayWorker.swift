@@ -153,6 +153,9 @@ final class ReplayWorker: @unchecked Sendable {
             do {
                 let page = try reader.page(stream: job.stream, fromSeq: job.fromSeq, limit: job.limit)
                 reply = Self.encodeReply(stream: job.stream, lastSeq: page.lastSeq, events: page.events)
+            } catch let refusal as ServiceError {
+                // `replay.pruned`: the caller asked for events older than the replay window.
+                reply = RequestRouter.errorReply(refusal)
             } catch {
                 logger.error("replay failed", ["stream": job.stream, "error": "\(error)"])
                 reply = RequestRouter.errorReply(ServiceError(.internalError, "the service could not read its outbox for replay; try again"))

@@ -135,6 +135,7 @@ public final class RequestServer {
         let request = try Wire.decodeRequest(frame, body: ReplayRequest.self, maxBytes: maxMessageBytes)
         if let refusal = ReplayAccess.refusal(stream: request.body.stream, caller: caller) { throw refusal }
         let limit = min(max(request.body.limit ?? 500, 1), 1_000)
+        outbox.noteReplay(stream: request.body.stream, fromSeq: request.body.fromSeq, consumer: caller.principal?.name ?? "plain")
         guard let replayWorker, let envelope = currentEnvelope else {
             // Not from the socket (a terminal's transport calls the router itself), or no worker.
             return ReplayWorker.encodeReply(stream: request.body.stream, lastSeq: try outbox.lastSeq(request.body.stream),

@@ -30,6 +30,8 @@ public final class ServiceHost {
     public let events: EventWriter
     /// Online copies of the database for the operator (`backup.start`, `backup.read`).
     public let backups: Backups
+    /// Deletes what outlived its retention, in small batches (see `RetentionOptions`); a Server adds its own tables.
+    public let pruner: Pruner
     public let maxMessageBytes: Int
     /// Whether this process publishes on the bus (and beats); see `CommonOptions.publishes`.
     public let publishes: Bool
@@ -61,6 +63,8 @@ public final class ServiceHost {
         let outbox = try Outbox(db: db, source: instance, clock: clock)
         reactor = Reactor(shutdown: shutdown, logger: logger)
         reactor.stallWarningSeconds = Double(config[CommonOptions.stallWarningMilliseconds]) / 1000
+        pruner = Pruner(intervalSeconds: Double(config[RetentionOptions.pruneInterval]), logger: logger)
+        let seenEventSeconds = Double(config[RetentionOptions.seenEventRetention])
         // Two I/O threads: connections this process makes (whose peer names libzmq resolves with a
         // blocking lookup) on one, what it serves on the other, so a DNS server that does not
         // answer cannot stop health and requests from being answered (see `Socket.connect`).
@@ -77,11 +81,12 @@ public final class ServiceHost {
                           clock: clock, logger: logger)
         backups.register(on: requests.router)
         // The consumer is made from the parts, not the host, so nothing it holds points back here.
-        bus = BusSubscription { [context, busSub, db, publisher, deadLetters, clock, security, logger, maxMessageBytes, reactor] prefixes, durableStreams, handler in
+        bus = BusSubscription { [context, busSub, db, publisher, deadLetters, clock, security, logger, maxMessageBytes, reactor, pruner] prefixes, durableStreams, handler in
             let consumer = try BusConsumer(context: context, busEndpoint: busSub, prefixes: prefixes, durableStreams: durableStreams,
                                            db: db, publisher: publisher, deadLetters: deadLetters, clock: clock, security: security, logger: logger,
                                            maxMessageBytes: maxMessageBytes, handler: handler)
-            consumer.attach(to: reactor)
+            consumer.follower.ledger.retentionSeconds = seenEventSeconds
+            consumer.attach(to: reactor, pruner: pruner)
             return consumer
         }
 
@@ -89,6 +94,7 @@ public final class ServiceHost {
             var details = ["bus.pub": busPub, "bus.sub": busSub, "deadLettered": "\(deadLetters.count)"]
             details.merge(ProcessUsage.healthDetails) { _, new in new }
             details.merge(StorageUsage.healthDetails(databasePath: db.path)) { _, new in new }
+            details.merge(pruner.healthDetails) { _, new in new }
             if let consumer = bus.consumer { details.merge(consumer.healthDetails) { _, new in new } }
             return details
         }
@@ -96,7 +102,8 @@ public final class ServiceHost {
         requests.attach(to: reactor)
         // A process that never publishes announces nothing either.
         if options.publishes { heartbeat.attach(to: reactor) }
-        publisher.attach(to: reactor, clock: clock)
+        publisher.attach(to: reactor, pruner: pruner, replayWindowSeconds: Double(config[options.retention.replayWindow]))
+        pruner.attach(to: reactor)
         security.attach(to: reactor)
         // After a burst (a lunch rush, a replay) glibc keeps the freed heap; hand it back so a
         // service's resident memory follows what it holds, not what it once buffered.

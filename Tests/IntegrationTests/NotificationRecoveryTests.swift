@@ -132,7 +132,9 @@ struct NotificationRecoveryTests {
             let details = try health()
             return details["cursor.region-monitor-replayer/region"] == "5" && details["cursor.order-service-replayer/order"] == "2" ? details : nil
         }
-        #expect(details["events.deduplicated"] == "2")
+        // The order event is skipped by its id; region ids are not kept (issue 28: thousands a second),
+        // so the replayed arrival is applied again and its once key sends nothing more (the inbox below).
+        #expect(details["events.deduplicated"] == "1")
         let inbox = try NotificationTests.inbox(notify, device)
         // Two arrivals, two reminders (it repeats); the replayed arrival added none. One ready.
         #expect(inbox.filter { $0.kind == .regionReminder }.count == 2)

@@ -88,16 +88,57 @@ struct OrderServerClockTests {
     @Test("an idempotency key answers the first order for at least 24 hours, and is forgotten after 48")
     func idempotencyRetention() throws {
         let h = try OrderHarness()
+        let pruner = Pruner(intervalSeconds: 60, batchSize: 2, logger: h.host.logger)
+        h.service.addRetention(to: pruner, orderRetentionDays: 0)
         let reservation = try h.reserve()
         let first = try h.kioskOrder(reservation, key: "lunch-key-0001")
         h.clock.advance(seconds: 24 * 3600)
-        try h.service.expireIdempotencyKeys()
+        pruner.turn(until: .infinity) { 0 }
         let retry = try h.kioskOrder(reservation, key: "lunch-key-0001")
         #expect(retry == first)
         h.clock.advance(seconds: 24 * 3600 + 1)
-        try h.service.expireIdempotencyKeys()
+        pruner.turn(until: .infinity) { 0 }
         #expect(try h.count("SELECT COUNT(*) AS n FROM idempotency") == 0)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM orders") == 1, "--order-retention-days 0 keeps orders")
+        #expect(pruner.pruned["idempotency"] == 1)
+        // A reservation goes 48 hours after its window started (the window may start days after it was held).
+        let start = try requireValue(try h.service.loadOrder(first.order.orderId)).pickupStart
+        h.clock.set(start.adding(seconds: 48 * 3600))
+        pruner.turn(until: .infinity) { 0 }
+        #expect(try h.count("SELECT COUNT(*) AS n FROM reservations") == 1)
+        h.clock.advance(seconds: 0.001)
+        pruner.turn(until: .infinity) { 0 }
+        #expect(try h.count("SELECT COUNT(*) AS n FROM reservations") == 0, "a window that started 48 hours ago needs no reservation")
+        #expect(pruner.pruned["reservations"] == 1)
+    }
+
+    @Test("finished orders and their audit rows are pruned --order-retention-days after they ended, in batches; open ones never")
+    func finishedOrdersPruned() throws {
+        let h = try OrderHarness()
+        let pruner = Pruner(intervalSeconds: 60, batchSize: 2, logger: h.host.logger)
+        h.service.addRetention(to: pruner, orderRetentionDays: 30)
+        var finished: [String] = []
+        for index in 0..<3 {
+            let order = try h.kioskOrder(try h.reserve(), key: "finished-key-000\(index)").order
+            _ = try h.service.cancel(CancelOrderRequest(orderId: order.orderId, by: .kitchen, reason: "changed my mind"), as: .developer)
+            finished.append(order.orderId)
+        }
+        let open = try h.kioskOrder(try h.reserve(), key: "open-key-0001").order
+        h.clock.advance(seconds: 30 * 86_400 - 1)
+        pruner.turn(until: .infinity) { 0 }
+        #expect(try h.count("SELECT COUNT(*) AS n FROM orders") == 4, "not yet 30 days since they ended")
+        h.clock.advance(seconds: 2)
+        // A turn whose budget is spent after one batch leaves the rest for the next turn.
+        var ticks = 0.0
+        #expect(pruner.turn(until: 0.5) { ticks += 1; return ticks } == true)
+        #expect(pruner.behind)
+        pruner.turn(until: .infinity) { 0 }
+        #expect(!pruner.behind)
         #expect(try h.count("SELECT COUNT(*) AS n FROM orders") == 1)
+        #expect(try h.service.loadOrder(open.orderId) != nil)
+        for id in finished { #expect(try h.service.loadOrder(id) == nil) }
+        #expect(try h.count("SELECT COUNT(*) AS n FROM order_audit WHERE order_id <> '\(open.orderId)'") == 0)
+        #expect(pruner.pruned["orders"] == 3)
     }
 
     @Test("a window that has started, a time off the grid and a closed café are refused with the next start")

@@ -26,6 +26,8 @@ public enum ProblemStatus {
         ErrorCode.rateLimited.rawValue: 429,
         ErrorCode.busy.rawValue: 503,
         ErrorCode.internalError.rawValue: 500,
+        // `replay` is no HTTP route: a client cannot ask for a pruned range.
+        ErrorCode.replayPruned.rawValue: 500,
         ErrorCode.unknownType.rawValue: 502,
         ErrorCode.unsupportedVersion.rawValue: 502,
         ErrorCode.messageMalformed.rawValue: 502,

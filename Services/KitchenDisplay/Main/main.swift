@@ -37,6 +37,7 @@ var screen: TerminalScreen?
 launch.run { host, settings in
     let service = KitchenService(host: host, settings: settings.times)
     try service.start()
+    service.addRetention(to: host.pruner, ticketRetentionDays: settings.ticketRetentionDays)
     screen = settings.screen ? try TerminalScreen.show(on: host, station: settings.station, cafe: settings.cafe, as: screenPrincipal, config: config) : nil
     return service
 }

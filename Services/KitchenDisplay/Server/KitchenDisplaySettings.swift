@@ -24,6 +24,8 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
     public var screenAs = Self.screenAsOption.defaultValue
     /// order-service, where the screen's 86 keys mark an item sold out (order-service owns the menu).
     public var orders = Self.ordersOption.defaultValue
+    /// Closed tickets (picked up, cancelled) are deleted this many days after they closed.
+    public var ticketRetentionDays = Self.ticketRetentionOption.defaultValue
 
     /// Every setting at its default.
     public init() {}
@@ -52,9 +54,12 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
                                                        help: "a cancelled ticket stays on screen, marked, for this long")
 
     /// Every option kitchen-display reads: the common ones, then its own.
+    public static let ticketRetentionOption = Option.count("ticket-retention-days", 1...3_650, default: 7,
+                                                           help: "closed tickets (picked up, cancelled) are deleted this many days after they closed")
+
     public static var specs: [OptionSpec] {
         common.specs + [screenOption.spec, attachOption.spec, stationOption.spec, cafeOption.spec, screenLogOption.spec, screenAsOption.spec,
-                        yellowOption.spec, redOption.spec, recallOption.spec, ordersOption.spec, cancelledOption.spec]
+                        yellowOption.spec, redOption.spec, recallOption.spec, ordersOption.spec, cancelledOption.spec, ticketRetentionOption.spec]
     }
 
     /// Reads the options of `specs` (an empty text option means its default).
@@ -68,6 +73,7 @@ public struct KitchenDisplaySettings: Sendable, Equatable {
         screenLog = config[Self.screenLogOption]
         screenAs = config[Self.screenAsOption]
         orders = config[Self.ordersOption]
+        ticketRetentionDays = config[Self.ticketRetentionOption]
     }
 
     /// The principal the screen acts as under security mode `mode` with the

@@ -40,6 +40,8 @@ public struct KitchenStore {
             ALTER TABLE tickets ADD COLUMN arriving INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE tickets ADD COLUMN overdue INTEGER NOT NULL DEFAULT 0;
             """),
+        // Retention: closed tickets found by when they closed (KitchenStore+Retention).
+        Migration(5, "CREATE INDEX tickets_closed ON tickets (closed_ms) WHERE closed_ms IS NOT NULL;"),
     ]
 
     let db: Database

@@ -15,7 +15,8 @@ extension NotifyService {
 
     /// Deletes notifications (delivered and undeliverable) created before the retention cutoff,
     /// and pickup and region reminders that ended before it. Pending pickup reminders and active
-    /// region reminders have no end and are never deleted. Runs at start and hourly.
+    /// region reminders have no end and are never deleted. Runs whole at start (before the
+    /// service takes work); afterwards the host's `Pruner` runs it a batch at a time (`addRetention`).
     @discardableResult
     func pruneExpired() throws -> PruneCounts {
         let cutoff = retention.cutoff(now: now).milliseconds
@@ -29,5 +30,24 @@ extension NotifyService {
                                                   "reminders.pickup": "\(counts.pickupReminders)", "reminders.region": "\(counts.regionReminders)"])
         }
         return counts
+    }
+
+    /// Adds the three tables to `pruner`: one batch of each per call, a few milliseconds at most.
+    func addRetention(to pruner: Pruner) {
+        pruner.add("notifications") { [unowned self] limit in
+            let count = try store.pruneNotifications(before: retention.cutoff(now: now).milliseconds, batchSize: limit, batches: 1)
+            pruned += count
+            return count
+        }
+        pruner.add("reminders.pickup") { [unowned self] limit in
+            let count = try store.prunePickupReminders(before: retention.cutoff(now: now).milliseconds, batchSize: limit, batches: 1)
+            pruned += count
+            return count
+        }
+        pruner.add("reminders.region") { [unowned self] limit in
+            let count = try store.pruneRegionReminders(before: retention.cutoff(now: now).milliseconds, batchSize: limit, batches: 1)
+            pruned += count
+            return count
+        }
     }
 }

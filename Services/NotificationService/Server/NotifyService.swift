@@ -17,6 +17,8 @@ public final class NotifyService {
     let router: RequestRouter
     let bus: BusSubscription
     let events: EventWriter
+    /// Deletes what retention no longer keeps, a batch at a time (the host's).
+    let pruner: Pruner
     /// The campus catalog: café names and the ids reminders may name. Required: main refuses to
     /// start without a readable one.
     /// The catalog in use: replaced whole by a reload (`use(_:)`), on the reactor's thread.
@@ -50,6 +52,7 @@ public final class NotifyService {
         router = host.requests.router
         bus = host.bus
         events = host.events
+        pruner = host.pruner
         self.catalog = catalog
         self.schedule = schedule
         self.tickSeconds = tickSeconds
@@ -74,10 +77,13 @@ public final class NotifyService {
         // A service that was down for a while catches up before it takes new work.
         try pruneExpired()
         try bus.subscribe(["order.", "region."], durableStreams: ["order", "region"]) { [unowned self] _, envelope in try self.consume(envelope) }
+        // A region event reminds at most once per reminder and event (its once key): applied twice it
+        // sends nothing more, so its ids (thousands a second from walking phones) are not kept.
+        bus.consumer?.follower.ledger.unrecordedStreams = ["region"]
         routeRequests()
         // Pickup reminders live in SQLite, so a restart neither loses nor repeats one.
         reactor.every(tickSeconds, name: "reminders.pickup") { [unowned self] in try self.sendDuePickupReminders() }
-        reactor.every(3600, name: "retention.prune") { [unowned self] in try self.pruneExpired() }
+        addRetention(to: pruner)
         requests.addHealthDetails { [unowned self] in
             store.healthCounts().merging([
                 "retention.days": "\(retention.days)",

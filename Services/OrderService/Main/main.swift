@@ -11,6 +11,7 @@ ServiceLaunch(OrderSettings.common, summary: OrderSettings.summary, specs: Order
                                   timeoutMilliseconds: Int32(settings.regionTimeoutMilliseconds), retrySeconds: settings.regionRetrySeconds, clock: host.clock)
     let service = OrderService(host: host, catalog: source.catalog, holdSeconds: settings.reservationHoldSeconds, region: region)
     try service.start()
+    service.addRetention(to: host.pruner, orderRetentionDays: settings.orderRetentionDays)
     // SIGHUP and catalog.reload switch to the file's new catalog when it validates whole.
     source.onChange { service.use($0) }
     source.attach(to: host)

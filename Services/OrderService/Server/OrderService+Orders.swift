@@ -110,11 +110,6 @@ extension OrderService {
         }
     }
 
-    /// Forgets idempotency keys older than the retention (48 h: clients are promised 24).
-    func expireIdempotencyKeys() throws {
-        try events.write { try store.deleteIdempotency(before: OrderIdempotency.cutoff(now: now)) }
-    }
-
     /// Moves an order to `state` inside the caller's transaction: row, audit and event together.
     @discardableResult
     func transition(_ order: OrderSnapshot, to state: OrderState, actor: OrderLifecycle.Actor, reason: String?) throws -> OrderSnapshot {

@@ -62,8 +62,10 @@ public final class OrderService {
         try bus.subscribe(["region.", "kitchen."], durableStreams: ["region", "kitchen"]) { [unowned self] _, envelope in
             try self.consume(envelope)
         }
+        // Region events only overwrite a device's nearest beacon or mark an order at most once: applied
+        // twice they do nothing more, so their ids (thousands a second from walking phones) are not kept.
+        bus.consumer?.follower.ledger.unrecordedStreams = ["region"]
         reactor.every(30, name: "orders.noShow") { [unowned self] in try self.markNoShows() }
-        reactor.every(3600, name: "idempotency.expire") { [unowned self] in try self.expireIdempotencyKeys() }
         requests.addHealthDetails { [unowned self] in
             ["orders.open": "\(store.openOrderCount() ?? -1)", "cafes": "\(catalog.cafes.count)"]
         }

@@ -23,6 +23,9 @@ public struct OrderSettings: Sendable, Equatable {
     /// After region-monitor did not answer, how long it is not asked again.
     public var regionRetrySeconds = Self.regionRetryOption.defaultValue
 
+    /// Finished orders (picked up, cancelled, no-show) are deleted with their audit rows this many days after they ended; 0 keeps them.
+    public var orderRetentionDays = Self.orderRetentionOption.defaultValue
+
     /// The defaults.
     public init() {}
 
@@ -39,9 +42,12 @@ public struct OrderSettings: Sendable, Equatable {
     public static let regionRetryOption = Option.seconds("region-retry-seconds", .nonNegative, default: 5,
                                                          help: "after region-monitor did not answer, how long App Clip orders and menus skip asking it (refused at once / next menu rule)")
 
+    public static let orderRetentionOption = Option.count("order-retention-days", 0...3_650, default: 180,
+                                                          help: "finished orders (picked up, cancelled, no-show) are deleted with their audit rows this many days after they ended (0: kept)")
+
     /// Every option order-service reads: the common ones, then its own. The kinds check every range.
     public static var specs: [OptionSpec] {
-        common.specs + [campusOption.spec, reservationHoldOption.spec, regionEndpointsOption.spec, regionTimeoutOption.spec, regionRetryOption.spec]
+        common.specs + [campusOption.spec, reservationHoldOption.spec, regionEndpointsOption.spec, regionTimeoutOption.spec, regionRetryOption.spec, orderRetentionOption.spec]
     }
 
     /// The settings in `config` (loaded against `specs`, whose kinds checked every value).
@@ -51,5 +57,6 @@ public struct OrderSettings: Sendable, Equatable {
         regionEndpoints = config[Self.regionEndpointsOption]
         regionTimeoutMilliseconds = config[Self.regionTimeoutOption]
         regionRetrySeconds = config[Self.regionRetryOption]
+        orderRetentionDays = config[Self.orderRetentionOption]
     }
 }

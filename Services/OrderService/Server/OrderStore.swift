@@ -73,8 +73,11 @@ final class OrderStore {
             try db.run("UPDATE reservations SET status = 'released' WHERE order_id = ?", order.orderId)
         }
         for row in effects.audit {
-            try db.run("INSERT INTO order_audit (order_id, from_state, to_state, actor, reason, at_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                       row.orderId, row.from?.rawValue, row.to.rawValue, row.actor.rawValue, row.reason, row.at.milliseconds)
+            // Numbered within its order (the table is keyed by order and number, see migration 3).
+            try db.run("""
+                INSERT INTO order_audit (order_id, id, from_state, to_state, actor, reason, at_ms)
+                VALUES (?, (SELECT COALESCE(MAX(id), 0) + 1 FROM order_audit WHERE order_id = ?), ?, ?, ?, ?, ?)
+                """, row.orderId, row.orderId, row.from?.rawValue, row.to.rawValue, row.actor.rawValue, row.reason, row.at.milliseconds)
         }
         if let last = effects.lastCafe { try remember(last) }
     }
@@ -99,11 +102,6 @@ final class OrderStore {
     func insert(_ record: IdempotencyRecord) throws {
         try db.run("INSERT INTO idempotency (key, request, reply, created_ms) VALUES (?, ?, ?, ?)",
                    record.key, record.request, record.reply, record.createdAt.milliseconds)
-    }
-
-    /// Forgets keys created before `cutoff`.
-    func deleteIdempotency(before cutoff: Timestamp) throws {
-        try db.run("DELETE FROM idempotency WHERE created_ms < ?", cutoff.milliseconds)
     }
 
     // MARK: Rows to records

@@ -40,6 +40,8 @@ public final class RegionService {
     var consumedSightings = 0
     /// From a sighting batch's publication to the region events it caused (health `latency:sighting.regionEvent`).
     var sightingToEvent = LatencyBuckets()
+    /// Deletes expired fixes in small batches (see `RegionService+Retention`).
+    let pruner: Pruner
     var consumedFixes = 0
     var refusedFixes = 0
     var confirmations = 0
@@ -55,6 +57,7 @@ public final class RegionService {
         bus = host.bus
         events = host.events
         fixParts = FixChannel.Parts(host)
+        pruner = host.pruner
         self.catalog = catalog
         self.settings = settings
         engine = RegionEngine(settings: settings.engine)
@@ -82,7 +85,8 @@ public final class RegionService {
         // Small batches often: a short write between sightings, never a long one in front of them
         // (100 rows every 10 ms, about 1 ms each; 500 every 50 ms held sightings 4–10 ms).
         reactor.every(0.01, name: "region.sightings.save") { [unowned self] in try self.saveSightingTimes() }
-        reactor.every(60, name: "fixes.expire") { [unowned self] in try self.expireFixes() }
+        reactor.every(60, name: "fixes.expire") { [unowned self] in self.engine.expireFixes(now: self.clock.now()) }
+        addRetention()
         routeMonitorOps()
         routeLocationOps()
         requests.addHealthDetails { [unowned self] in
@@ -180,12 +184,5 @@ public final class RegionService {
             engine.keepUnsaved(times)
             throw error
         }
-    }
-
-    /// Drops fixes older than the retention, in memory and in storage.
-    func expireFixes() throws {
-        let now = clock.now()
-        engine.expireFixes(now: now)
-        try events.write { try store.deleteFixes(before: engine.fixCutoff(now: now)) }
     }
 }

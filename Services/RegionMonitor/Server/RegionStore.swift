@@ -199,6 +199,18 @@ final class RegionStore {
         try db.run("DELETE FROM fixes WHERE observed_ms < ?", cutoff)
     }
 
+    /// Deletes up to `limit` fixes observed before `cutoff`, oldest first, in a transaction of
+    /// their own (through the `fixes_time` index); returns how many.
+    func deleteFixes(before cutoff: Int64, limit: Int) throws -> Int {
+        try db.transaction {
+            try db.run("""
+                DELETE FROM fixes WHERE (device_id, observed_ms) IN
+                  (SELECT device_id, observed_ms FROM fixes WHERE observed_ms < ? ORDER BY observed_ms LIMIT ?)
+                """, cutoff, limit)
+            return db.changes
+        }
+    }
+
     /// Deletes every piece of a device's location: records, nearest answer and fixes. Its
     /// status row stays: it is what says the authorization is withdrawn.
     func deleteLocation(deviceId: String) throws {

@@ -13,6 +13,8 @@ public struct CommonOptions: Sendable {
     /// Whether the process publishes on the bus (and so announces itself with heartbeats). The
     /// HTTP edge does not: its key may not publish, and a heartbeat would only be refused.
     public let publishes: Bool
+    /// How long this service keeps what it only needs for a while (its replay window defaults to its own).
+    public let retention: RetentionOptions
 
     public static let advertise = Option<String>("advertise", .string, default: "",
                                                  help: "the request endpoint other processes should dial (default: --listen, with * or 0.0.0.0 read as 127.0.0.1)")
@@ -30,8 +32,9 @@ public struct CommonOptions: Sendable {
 
     /// The common options of `service`, whose request port is `listenPort` unless `--listen` says
     /// otherwise; `publishes` false for a process that never publishes on the bus.
-    public init(service: String, listenPort: Int, publishes: Bool = true) {
+    public init(service: String, listenPort: Int, publishes: Bool = true, replayWindowSeconds: Int = 7 * 86_400) {
         self.service = service
+        retention = RetentionOptions(replayWindowSeconds: replayWindowSeconds)
         self.publishes = publishes
         listen = Option("listen", .endpoint, default: "tcp://127.0.0.1:\(listenPort)", help: "where this service answers requests (health, replay and its own ops)")
         instance = Option("instance", .token, default: service, help: "instance name: the envelope source and the SQLite file name")
@@ -40,6 +43,6 @@ public struct CommonOptions: Sendable {
     /// Every common option, in `--help` order, the security options last.
     public var specs: [OptionSpec] {
         [listen.spec, Self.advertise.spec, Self.busPub.spec, Self.busSub.spec, Self.dataDir.spec, instance.spec, Self.logLevel.spec,
-         Self.maxDatabaseMB.spec, Self.stallWarningMilliseconds.spec, Self.maxMessageBytes.spec] + SocketSecurity.specs
+         Self.maxDatabaseMB.spec, Self.stallWarningMilliseconds.spec, Self.maxMessageBytes.spec] + retention.specs + SocketSecurity.specs
     }
 }

@@ -25,16 +25,16 @@ public final class Outbox {
     /// (re-read when the socket takes sends again), so a long send failure cannot grow memory.
     static let memoryLimit = 50_000
 
-    private let db: Database
-    private let store: OutboxStore
+    let db: Database
+    let store: OutboxStore
     /// This publisher's instance name, the envelope's `source`.
     public let source: String
-    private let clock: any WallClock
+    let clock: any WallClock
     /// Chosen once, when this outbox's database is created; announced in heartbeats.
     public private(set) var epoch = ""
 
     /// How far each stream was handed to the socket, and how far that was stored.
-    private var published: [String: UInt64] = [:]
+    private(set) var published: [String: UInt64] = [:]
     private var storedPublished: [String: UInt64] = [:]
     /// The last committed seq of every stream this outbox has written.
     private var committed: [String: UInt64] = [:]
@@ -51,6 +51,9 @@ public final class Outbox {
     private var uncommitted: [Event] = []
     private var uncommittedLast: [String: UInt64] = [:]
     private var marks: [Int] = []
+    /// Consumers replaying now, and each stream's oldest kept seq (see `Outbox+Retention`).
+    var replaying = ReplayingConsumers()
+    var oldestKept: [String: UInt64] = [:]
 
     public init(db: Database, source: String, clock: any WallClock) throws {
         self.db = db
@@ -168,8 +171,12 @@ public final class Outbox {
     }
 
     /// Up to `limit` events of `stream` from `fromSeq` on, as published: (seq, topic, envelope JSON).
+    /// Throws `replay.pruned` when `fromSeq` is before the oldest event kept.
     public func replay(stream: String, fromSeq: UInt64, limit: Int) throws -> [(seq: UInt64, topic: String, envelope: Data)] {
-        try store.events(of: stream, from: max(fromSeq, 1), limit: limit)
+        if let oldest = try store.oldestSeq(of: stream), max(fromSeq, 1) < oldest {
+            throw ReplayPruned.error(stream: stream, fromSeq: fromSeq, oldestSeq: oldest)
+        }
+        return try store.events(of: stream, from: max(fromSeq, 1), limit: limit)
     }
 
     /// The database file this outbox lives in: where an `OutboxReader` reads it from another thread.
@@ -178,6 +185,7 @@ public final class Outbox {
     /// Deletes published events older than `before`, keeping the newest of each stream so
     /// sequence numbers continue after a restart.
     public func prune(before: Timestamp) throws {
+        oldestKept.removeAll()
         try db.transaction {
             for (stream, sent) in published {
                 try store.deleteEvents(of: stream, below: sent, writtenBefore: before)

@@ -25,7 +25,11 @@ public final class OutboxReader {
     /// committed seq. No transaction is needed for the two to agree: the last seq is read after the
     /// page, seqs only grow, and pruning keeps each stream's newest event, so it is never behind
     /// the page (a `BEGIN IMMEDIATE` would take the writer's lock).
+    /// Throws `replay.pruned` when `fromSeq` is before the oldest event kept.
     public func page(stream: String, fromSeq: UInt64, limit: Int) throws -> (events: [(seq: UInt64, topic: String, envelope: Data)], lastSeq: UInt64) {
+        if let oldest = try store.oldestSeq(of: stream), max(fromSeq, 1) < oldest {
+            throw ReplayPruned.error(stream: stream, fromSeq: fromSeq, oldestSeq: oldest)
+        }
         let events = try store.events(of: stream, from: max(fromSeq, 1), limit: limit)
         return (events, try store.lastSeq(of: stream))
     }

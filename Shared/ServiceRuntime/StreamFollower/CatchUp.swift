@@ -15,16 +15,20 @@ final class CatchUp {
     private let positions: FollowerPositions
     private let sources: ReplaySources
     private let applier: EventApplier
+    private let store: FollowerStore
     /// Whether the process is stopping: checked between replay pages.
     var shouldStop: () -> Bool = { false }
     /// Events applied by replay.
     private(set) var replayedCount = 0
+    /// Events skipped because their publisher had pruned them (`replay.pruned`).
+    private(set) var lostToPruning: UInt64 = 0
     /// Catch-ups asked for while a transaction was open, and the events that revealed them.
     private var pending: [(key: StreamKey, through: UInt64)] = []
     private var held: [(topic: String, envelope: Envelope, raw: Data)] = []
 
-    init(db: Database, logger: Logger, positions: FollowerPositions, sources: ReplaySources, applier: EventApplier) {
+    init(db: Database, store: FollowerStore, logger: Logger, positions: FollowerPositions, sources: ReplaySources, applier: EventApplier) {
         self.db = db
+        self.store = store
         self.logger = logger
         self.positions = positions
         self.sources = sources
@@ -82,6 +86,9 @@ final class CatchUp {
             let reply: ReplayReply
             do {
                 reply = try client.call(Op.replay, ReplayRequest(stream: stream, fromSeq: from, limit: Self.pageSize), as: ReplayReply.self)
+            } catch let error where ReplayPruned.oldestSeq(in: error) != nil {
+                guard skipPruned(key, to: ReplayPruned.oldestSeq(in: error) ?? 0, through: target) else { return }
+                continue
             } catch {
                 logger.warning("replay failed", ["source": source, "stream": stream, "endpoint": endpoint, "error": "\(error)"])
                 return
@@ -93,6 +100,28 @@ final class CatchUp {
             replayedCount += applied
             logger.info("caught up by replay", ["source": source, "stream": stream, "events": "\(applied)", "cursor": "\(positions.cursor(key))"])
         }
+    }
+
+    /// The publisher pruned the events from our cursor to `oldest` - 1 (we were away longer than
+    /// its replay window): they are lost. The cursor moves to just before the oldest one kept (never
+    /// past `target`, never back), the loss is counted and logged, and the catch-up goes on from
+    /// there. False when the answer cannot move the cursor (the catch-up stops; the next heartbeat
+    /// asks again).
+    private func skipPruned(_ key: StreamKey, to oldest: UInt64, through target: UInt64) -> Bool {
+        let current = positions.cursor(key)
+        let skipTo = min(oldest &- 1, target)
+        guard oldest > 0, skipTo > current else { return false }
+        do {
+            try db.transaction { try store.storeCursor(key, skipTo) }
+        } catch {
+            logger.error("could not skip a pruned range", ["source": key.source, "stream": key.stream, "error": "\(error)"])
+            return false
+        }
+        positions.advance(key, to: skipTo)
+        lostToPruning += skipTo - current
+        logger.warning("events lost: the publisher pruned them before this consumer read them; going on from the oldest it keeps",
+                       ["source": key.source, "stream": key.stream, "from": "\(current + 1)", "through": "\(skipTo)", "lost": "\(skipTo - current)"])
+        return true
     }
 
     /// A page in one transaction (a savepoint per event): one commit, not one per event. It

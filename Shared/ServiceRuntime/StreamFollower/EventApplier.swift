@@ -16,6 +16,8 @@ final class EventApplier {
     private let apply: (String, Envelope) throws -> Void
     private let deadLetter: (String, Envelope?, Data, Error) -> Void
 
+    /// How long applied ids are remembered, and the streams whose ids are not recorded at all.
+    var ledger = SeenEventLedger()
     private(set) var appliedCount = 0
     private(set) var duplicateCount = 0
     /// Events skipped because their id was applied before (under another seq).
@@ -56,7 +58,7 @@ final class EventApplier {
         do {
             let fresh = try db.transaction {
                 // Seen before under another seq (a publisher that sent it again): the cursor moves, nothing is applied twice.
-                let fresh = try store.markSeen(envelope.id, at: clock.now())
+                let fresh = try markSeen(envelope)
                 if fresh, wanted(topic) { try apply(topic, envelope) }
                 try store.storeCursor(key, envelope.seq)
                 return fresh
@@ -75,7 +77,7 @@ final class EventApplier {
             deadLetter(topic, envelope, raw(), error)
             do {
                 try db.transaction {
-                    _ = try store.markSeen(envelope.id, at: clock.now())
+                    _ = try markSeen(envelope)
                     try store.storeCursor(key, envelope.seq)
                 }
             } catch let error as SQLiteError where error.isStorageFailure {
@@ -95,7 +97,7 @@ final class EventApplier {
         let envelope = event.envelope
         do {
             let fresh = try db.transaction {
-                let fresh = try store.markSeen(envelope.id, at: clock.now())
+                let fresh = try markSeen(envelope)
                 if fresh, wanted(event.topic) { try apply(event.topic, envelope) }
                 return fresh
             }
@@ -108,7 +110,7 @@ final class EventApplier {
         } catch {
             // Its id is remembered, so it is not retried forever.
             deadLetter(event.topic, envelope, Wire.encode(envelope), error)
-            _ = try? db.transaction { try store.markSeen(envelope.id, at: clock.now()) }
+            _ = try? db.transaction { try markSeen(envelope) }
         }
         return false
     }
@@ -116,6 +118,19 @@ final class EventApplier {
     /// Hands an event that cannot be used to the dead letters.
     func reject(topic: String, envelope: Envelope, raw: Data, error: Error) {
         deadLetter(topic, envelope, raw, error)
+    }
+
+    /// Records an event's id until its stream's retention ends; true (fresh) without a record for
+    /// a stream whose ids are not kept.
+    private func markSeen(_ envelope: Envelope) throws -> Bool {
+        guard let seconds = ledger.retention(of: envelope.stream) else { return true }
+        return try store.markSeen(envelope.id, expires: clock.now().adding(seconds: seconds))
+    }
+
+    /// Forgets up to `limit` expired ids; returns how many.
+    func pruneLedger(limit: Int) throws -> Int {
+        let now = clock.now()
+        return try db.transaction { try store.deleteExpiredSeenEvents(now: now, limit: limit) }
     }
 
     /// Whether an event id was applied before; nil when the ledger cannot be read.

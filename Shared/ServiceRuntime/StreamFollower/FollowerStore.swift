@@ -21,6 +21,14 @@ struct FollowerStore {
         Migration(3, "CREATE TABLE consumer_seen_events (event_id TEXT PRIMARY KEY, at_ms INTEGER NOT NULL) WITHOUT ROWID;"),
         // Where each best-effort stream was, so what was shed while this consumer was down counts too.
         Migration(4, "CREATE TABLE consumer_best_effort (source TEXT NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (source, stream)) WITHOUT ROWID;"),
+        // Each id is kept until its own expiry (the retention of its stream, fixed when it was applied), and
+        // found by it through an index, so a prune deletes a small batch without scanning the ledger. Rows
+        // from before were applied at `at_ms` and kept 8 days.
+        Migration(5, """
+            ALTER TABLE consumer_seen_events RENAME COLUMN at_ms TO expires_ms;
+            UPDATE consumer_seen_events SET expires_ms = expires_ms + 691200000;
+            CREATE INDEX consumer_seen_events_expiry ON consumer_seen_events (expires_ms);
+            """),
     ]
 
     let db: Database
@@ -64,9 +72,9 @@ struct FollowerStore {
         try db.run("INSERT INTO consumer_epochs (source, epoch) VALUES (?, ?) ON CONFLICT(source) DO UPDATE SET epoch = excluded.epoch", source, epoch)
     }
 
-    /// Records an event id as applied at `now`; false when it was already.
-    func markSeen(_ id: String, at now: Timestamp) throws -> Bool {
-        try db.run("INSERT INTO consumer_seen_events (event_id, at_ms) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING", id, now.milliseconds)
+    /// Records an event id as applied, remembered until `expires`; false when it was already.
+    func markSeen(_ id: String, expires: Timestamp) throws -> Bool {
+        try db.run("INSERT INTO consumer_seen_events (event_id, expires_ms) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING", id, expires.milliseconds)
         return db.changes > 0
     }
 
@@ -75,9 +83,13 @@ struct FollowerStore {
         try !db.query("SELECT 1 AS one FROM consumer_seen_events WHERE event_id = ?", id).isEmpty
     }
 
-    /// Forgets the event ids recorded before `cutoff`.
-    func deleteSeenEvents(before cutoff: Timestamp) throws {
-        try db.run("DELETE FROM consumer_seen_events WHERE at_ms < ?", cutoff.milliseconds)
+    /// Forgets up to `limit` event ids that expired before `now`, oldest first; returns how many.
+    func deleteExpiredSeenEvents(now: Timestamp, limit: Int) throws -> Int {
+        try db.run("""
+            DELETE FROM consumer_seen_events WHERE event_id IN
+              (SELECT event_id FROM consumer_seen_events WHERE expires_ms < ? ORDER BY expires_ms LIMIT ?)
+            """, now.milliseconds, limit)
+        return db.changes
     }
 
     /// Where each best-effort stream got to, as last stored.

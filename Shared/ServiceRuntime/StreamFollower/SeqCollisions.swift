@@ -38,8 +38,9 @@ final class SeqCollisions {
     var hasPending: Bool { !pending.isEmpty }
 
     /// Whether an event at a passed seq was never applied under its id.
+    /// A stream whose ids are not recorded has none: its duplicates are told by cursor alone.
     func collides(_ envelope: Envelope) -> Bool {
-        applier.wasApplied(envelope.id) == false
+        applier.ledger.retention(of: envelope.stream) != nil && applier.wasApplied(envelope.id) == false
     }
 
     /// Checks a collision against the publisher's outbox now, or after the open transaction.
@@ -90,6 +91,9 @@ final class SeqCollisions {
                 return
             }
             authentic = first
+        } catch let error where ReplayPruned.oldestSeq(in: error) != nil {
+            logger.warning("seq collision not checked: the publisher pruned that seq", ["source": source, "stream": stream, "seq": "\(seq)"])
+            return
         } catch {
             logger.warning("seq collision not checked yet: replay failed; trying again at the publisher's next heartbeat",
                            ["source": source, "stream": stream, "seq": "\(seq)", "error": "\(error)"])

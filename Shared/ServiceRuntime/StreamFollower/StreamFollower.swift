@@ -17,7 +17,7 @@ import ZeroMQ
 /// (one event with its records), `CatchUp` (replay paging), `SeqCollisions`, `ReplaySources`,
 /// `ShedCounter` and `StreamLag`; `FollowerStore` holds all of their SQL.
 public final class StreamFollower {
-    /// How long an event id is remembered: longer than any publisher keeps its outbox (7 days).
+    /// How long an event id is remembered by default: longer than a publisher's default replay window (7 days).
     public static let seenEventRetentionSeconds = 8.0 * 24 * 3600
 
     /// What applying an event did.
@@ -94,7 +94,7 @@ public final class StreamFollower {
         shedCounter = ShedCounter(stored: try store.bestEffortPositions())
         applier = EventApplier(db: db, store: store, positions: positions, clock: clock, prefixes: prefixes, apply: apply, deadLetter: deadLetter)
         sources = ReplaySources(context: context, logger: logger)
-        catchUps = CatchUp(db: db, logger: logger, positions: positions, sources: sources, applier: applier)
+        catchUps = CatchUp(db: db, store: store, logger: logger, positions: positions, sources: sources, applier: applier)
         collisions = SeqCollisions(db: db, logger: logger, sources: sources, applier: applier)
     }
 
@@ -208,11 +208,19 @@ public final class StreamFollower {
         try shedCounter.store(in: store)
     }
 
-    /// Forgets event ids older than the retention, in one short transaction.
-    public func pruneSeenEvents() throws {
-        let cutoff = clock.now().adding(seconds: -Self.seenEventRetentionSeconds)
-        try db.transaction { try store.deleteSeenEvents(before: cutoff) }
+    /// How long applied event ids are remembered, and of which streams none are (see `SeenEventLedger`).
+    public var ledger: SeenEventLedger {
+        get { applier.ledger }
+        set { applier.ledger = newValue }
     }
+
+    /// Forgets up to `limit` expired event ids, in one short transaction; returns how many.
+    public func pruneSeenEvents(limit: Int) throws -> Int {
+        try applier.pruneLedger(limit: limit)
+    }
+
+    /// Events a publisher had pruned before this consumer read them (`replay.pruned`), skipped.
+    public var lostToPruning: UInt64 { catchUps.lostToPruning }
 
     /// Closes replay clients on the owning thread.
     public func close() {

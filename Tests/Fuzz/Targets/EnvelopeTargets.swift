@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import ServiceRuntime
 
 /// Targets for what services read from the bus and from each other's replies.
 enum EnvelopeTargets {
@@ -24,7 +25,19 @@ enum EnvelopeTargets {
                    seeds: { Seeds.examples(kind: "reply", name: Op.replay) + Seeds.examples(kind: "reply", name: Op.locationConfirm)
                        + Seeds.examples(kind: "reply", name: Op.health) }) { frame in
             layout(frame) ?? reply(ReplayReply.self, frame) ?? reply(LocationConfirmation.self, frame) ?? reply(HealthStatus.self, frame)
+                ?? pruned(frame)
         }
+    }
+
+    /// A `replay.pruned` refusal as a catching-up consumer reads it: the seq it names is a seq
+    /// (within `Envelope.seqRange`), exactly the decimal `details.oldestSeq` says, and nothing else is.
+    static func pruned(_ frame: Data) -> String? {
+        guard let reply = try? JSONDecoder().decode(Reply<ReplayReply>.self, from: frame), let error = reply.error else { return nil }
+        let seq = ReplayPruned.oldestSeq(in: error)
+        guard let seq else { return nil }
+        if error.code != "replay.pruned" { return "oldestSeq read from a \(error.code) refusal" }
+        if !Envelope.seqRange.contains(seq) || error.details?["oldestSeq"] != String(seq) { return "oldestSeq \(seq) is not the refusal's details.oldestSeq" }
+        return nil
     }
 
     /// The edge's fast read of a reply (`Wire.replyLayout`) agrees with Foundation's whenever it

@@ -54,8 +54,12 @@ public final class EdgeStreams {
         }
         host.bus.consumer?.onRolledBack = { [unowned self] in self.pending.removeAll() }
         host.reactor.every(Self.publishInterval, name: "streams.publish") { [unowned self] in self.flush() }
-        host.reactor.every(3600, name: "streams.prune") { [unowned self] in try self.prune() }
         host.reactor.every(ScreenStreams.heartbeatInterval, name: "streams.heartbeat") { [unowned self] in self.heartbeat() }
+        // A batch at a time, a few milliseconds at most (the host's pruner), never one long delete.
+        host.pruner.add("streams.journal") { [unowned self] limit in
+            let cutoff = host.clock.now().adding(seconds: -Double(settings.historyHours) * 3600)
+            return try host.db.transaction { try journal.prune(before: cutoff, limit: limit) }
+        }
         host.requests.addHealthDetails { [unowned self] in
             [
                 "streams.publishEndpoint": settings.publishEndpoint,
