@@ -61,7 +61,7 @@ final class EventApplier {
                 try store.storeCursor(key, envelope.seq)
                 return fresh
             }
-            positions.advance(key, to: envelope.seq)
+            positions.advance(key, to: envelope.seq, at: envelope.time)
             storageFailure = nil
             if fresh { appliedCount += 1 } else { duplicateCount += 1; seenAgainCount += 1 }
             return fresh ? .applied : .duplicate
@@ -84,7 +84,7 @@ final class EventApplier {
             } catch {
                 return .failed
             }
-            positions.advance(key, to: envelope.seq)
+            positions.advance(key, to: envelope.seq, at: envelope.time)
             return .deadLettered
         }
     }
