@@ -23,7 +23,8 @@ public final class HeartbeatPublisher {
     /// Publishes one heartbeat now.
     public func beat() throws {
         let outbox = publisher.outbox
-        let heartbeat = Heartbeat(service: service, streams: try outbox.lastSeqs(), replayEndpoint: replayEndpoint, epoch: outbox.epoch, shard: shard)
+        let heads = try outbox.heads()
+        let heartbeat = Heartbeat(service: service, streams: heads.streams, replayEndpoint: replayEndpoint, epoch: outbox.epoch, shard: shard, at: heads.at)
         try publisher.publishBestEffort(.heartbeat, topic: Topic.heartbeat(source: outbox.source), stream: "heartbeat", .heartbeat(heartbeat))
     }
 }

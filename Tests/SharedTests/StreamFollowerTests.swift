@@ -296,6 +296,55 @@ func publisherStartedOver() throws {
     #expect(reopened.cursor(source: "order-service", stream: "order") == 0)
 }
 
+@Test("a heartbeat older than what was already applied (queued behind a replayed gap) resets nothing; a real go-back still does")
+func staleHeartbeatResetsNothing() throws {
+    let harness = try FollowerHarness()
+    defer { harness.finish() }
+    let follower = try harness.follower(on: harness.db)
+    let start = Samples.time
+    func event(_ seq: UInt64) -> Envelope {
+        var envelope = orderEvent(seq)
+        envelope.time = start.adding(seconds: Double(seq))
+        return envelope
+    }
+    func heartbeat(last: UInt64, readAt seconds: Double?) -> Heartbeat {
+        Heartbeat(service: "order-service", streams: ["order": last], replayEndpoint: "inproc://nobody-stale",
+                  epoch: "only", at: seconds.map { start.adding(seconds: $0) })
+    }
+    func receive(_ envelope: Envelope) -> StreamFollower.Outcome {
+        follower.receive(topic: orderTopic, envelope: envelope, raw: Wire.encode(envelope))
+    }
+    follower.observe(heartbeat(last: 0, readAt: 0), source: "order-service")
+    for seq in UInt64(1)...5 { #expect(receive(event(seq)) == .applied) }
+    // Read when the stream was at 3, before events 4 and 5 were written; it arrives after them
+    // (a catch-up replayed them over the request socket while it waited on the bus).
+    follower.observe(heartbeat(last: 3, readAt: 3.5), source: "order-service")
+    #expect(follower.cursor(source: "order-service", stream: "order") == 5, "a stale heartbeat resets nothing")
+    // Read in the very millisecond event 5 was written, still before it: stale too.
+    follower.observe(heartbeat(last: 4, readAt: 5), source: "order-service")
+    #expect(follower.cursor(source: "order-service", stream: "order") == 5)
+    #expect(try harness.effects() == [1, 2, 3, 4, 5])
+    // The same epoch, read after everything we applied, and lower: the publisher's database was
+    // put back (a hand-copied backup keeps its epoch). Its history is followed again.
+    follower.observe(heartbeat(last: 2, readAt: 60), source: "order-service")
+    #expect(follower.cursor(source: "order-service", stream: "order") == 0)
+}
+
+@Test("a heartbeat's time is optional on the wire (older publishers) and refused when it is not a time")
+func heartbeatTimeOnTheWire() throws {
+    let at = Samples.time
+    let heartbeat = Heartbeat(service: "order-service", streams: ["order": 4], replayEndpoint: "tcp://127.0.0.1:7430", epoch: "e", at: at)
+    let envelope = Envelope(type: .heartbeat, source: "order-service", stream: "heartbeat", seq: 1, time: at, body: .heartbeat(heartbeat))
+    #expect(try Wire.decodeEnvelope(Wire.encode(envelope)).body == .heartbeat(heartbeat))
+    let text = String(decoding: Wire.encode(envelope), as: UTF8.self)
+    let quoted = "\"at\":\"\(at.rfc3339)\""
+    #expect(text.contains(quoted))
+    var older = heartbeat
+    older.at = nil
+    #expect(try Wire.decodeEnvelope(Data(text.replacingOccurrences(of: "," + quoted, with: "").replacingOccurrences(of: quoted + ",", with: "").utf8)).body == .heartbeat(older))
+    #expect(throws: WireError.self) { try Wire.decodeEnvelope(Data(text.replacingOccurrences(of: quoted, with: "\"at\":\"yesterday\"").utf8)) }
+}
+
 @Suite("Stream follower: shards")
 struct StreamFollowerShardTests {
     @Test("a sharded publisher of another shard is skipped only when every prefix of the stream names a shard, and none its own")

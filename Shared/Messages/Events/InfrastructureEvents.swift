@@ -12,16 +12,22 @@ public struct Heartbeat: Codable, Sendable, Equatable {
     /// shard's topics (`device.s1.`), so a consumer of another shard need not catch up on them.
     /// Absent for a publisher of every shard, or of none.
     public var shard: String?
+    /// The publisher's time, read just before `streams`: every event written after that read is
+    /// stamped no earlier. A consumer whose cursor is past `streams` because it already applied
+    /// such an event (a replay fetched it while this heartbeat waited in its queue) knows the
+    /// heartbeat is stale, not that the publisher went back. Absent from older publishers.
+    public var at: Timestamp?
 
-    public init(service: String, streams: [String: UInt64], replayEndpoint: String, epoch: String = "", shard: String? = nil) {
+    public init(service: String, streams: [String: UInt64], replayEndpoint: String, epoch: String = "", shard: String? = nil, at: Timestamp? = nil) {
         self.service = service
         self.streams = streams
         self.replayEndpoint = replayEndpoint
         self.epoch = epoch
         self.shard = shard
+        self.at = at
     }
 
-    enum CodingKeys: String, CodingKey { case service, streams, replayEndpoint, epoch, shard }
+    enum CodingKeys: String, CodingKey { case service, streams, replayEndpoint, epoch, shard, at }
 
     /// `epoch` came after the first v1 heartbeats: absent means unknown (""), not malformed. Every
     /// stream's last seq lies within `Envelope.seqRange`.
@@ -32,6 +38,7 @@ public struct Heartbeat: Codable, Sendable, Equatable {
         replayEndpoint = try c.decode(String.self, forKey: .replayEndpoint)
         epoch = try c.decodeIfPresent(String.self, forKey: .epoch) ?? ""
         shard = try c.decodeIfPresent(String.self, forKey: .shard)
+        at = try c.decodeIfPresent(Timestamp.self, forKey: .at)
     }
 }
 

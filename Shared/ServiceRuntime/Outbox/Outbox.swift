@@ -106,6 +106,14 @@ public final class Outbox {
         committed.filter { $0.value > 0 }
     }
 
+    /// `lastSeqs()` with the time it was read at, taken first: every event it does not count is
+    /// stamped no earlier (consumers tell a stale heartbeat by it). Nil inside a transaction, whose
+    /// events were stamped before and are not counted yet.
+    public func heads() throws -> (streams: [String: UInt64], at: Timestamp?) {
+        let at = db.inTransaction ? nil : clock.now()
+        return (try lastSeqs(), at)
+    }
+
     /// Events committed and not yet handed to the socket.
     public func pendingCount() throws -> Int {
         committed.reduce(0) { $0 + Int($1.value - min($1.value, published[$1.key] ?? 0)) }

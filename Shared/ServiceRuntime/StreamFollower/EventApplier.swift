@@ -63,7 +63,7 @@ final class EventApplier {
                 try store.storeCursor(key, envelope.seq)
                 return fresh
             }
-            positions.advance(key, to: envelope.seq)
+            positions.advance(key, to: envelope.seq, at: envelope.time)
             storageFailure = nil
             if fresh { appliedCount += 1 } else { duplicateCount += 1; seenAgainCount += 1 }
             return fresh ? .applied : .duplicate
@@ -86,7 +86,7 @@ final class EventApplier {
             } catch {
                 return .failed
             }
-            positions.advance(key, to: envelope.seq)
+            positions.advance(key, to: envelope.seq, at: envelope.time)
             return .deadLettered
         }
     }
