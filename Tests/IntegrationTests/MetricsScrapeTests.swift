@@ -71,7 +71,13 @@ struct MetricsScrapeTests {
         let rig = try Rig(security: .deployed)
         defer { rig.stop() }
         try rig.start()
-        let scrape = try rig.http()
+        // Consumers report a publisher's heartbeat age once they have heard one: the beat at start
+        // can go before their subscription is in place, the next comes a second later.
+        var scrape = try rig.http()
+        for _ in 0..<50 where !scrape.body.contains("\ncafe_heartbeat_age_seconds{") {
+            Thread.sleep(forTimeInterval: 0.1)
+            scrape = try rig.http()
+        }
         #expect(scrape.status == 200 && scrape.head.lowercased().contains("content-type: text/plain; version=0.0.4"), "\(scrape.head)")
         let check = try rig.promtool(scrape.body)
         #expect(check.status == 0, "promtool check metrics: \(check.out) \(check.err)")

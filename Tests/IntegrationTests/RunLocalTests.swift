@@ -65,7 +65,7 @@ struct RunLocalTests {
         #expect(registry.principal(named: "kitchen-macs")?.cafeId == "caffe-macs" && registry.principal(named: "kiosk-macs")?.role == .kiosk)
         #expect(registry.principal(named: "edge")?.role == .edge)
         // Every process runs deployed: the operator's health says so; a client without keys gets nothing.
-        let health = try cafectl(["health"] + operatorFlags)
+        let health = try cafectl(["health", "--json"] + operatorFlags)
         #expect(health.status == 0, "\(health.out) \(health.err)")
         let lines = health.out.split(separator: "\n")
         #expect(lines.count == 6 && lines.allSatisfy { $0.contains("\"status\":\"ok\"") }, "\(health.out)")
@@ -159,7 +159,7 @@ struct RunLocalTests {
         defer { cleanUp() }
         let started = try script("run-local.sh", ["--detach", "--data", data.path, "--bin", bin.path])
         try #require(started.status == 0, "\(started.out) \(started.err)")
-        let health = try cafectl(["health"])
+        let health = try cafectl(["health", "--json"])
         #expect(health.status == 0 && health.out.split(separator: "\n").filter { !$0.contains("\"service\":\"bus\"") }.allSatisfy { $0.contains("\"security\":\"plain\"") },
                 "\(health.out)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("keys").path))

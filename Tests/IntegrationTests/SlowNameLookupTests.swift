@@ -56,7 +56,7 @@ struct SlowNameLookupTests {
             for _ in $(seq 100); do grep -q 'query bus.example.invalid' \(root.path)/dns.out && break; sleep 0.1; done
             grep -q 'query bus.example.invalid' \(root.path)/dns.out && echo "service lookup waiting"
             for i in 1 2 3; do
-              "\(bin.path)/cafectl" health kitchen-display --kitchen tcp://127.0.0.1:7440 --timeout-ms 2000 2>&1 \\
+              "\(bin.path)/cafectl" health kitchen-display --kitchen tcp://127.0.0.1:7440 --timeout-ms 2000 --json 2>&1 \\
                 | grep -o '"status":"[a-z]*"' | sed 's/^/health /' 
             done
             kill -0 $LOOKUP 2>/dev/null && echo "lookup still waiting"

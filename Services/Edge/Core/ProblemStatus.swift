@@ -28,6 +28,9 @@ public enum ProblemStatus {
         ErrorCode.internalError.rawValue: 500,
         // `replay` is no HTTP route: a client cannot ask for a pruned range.
         ErrorCode.replayPruned.rawValue: 500,
+        // Backups are the operator's over the request socket, no HTTP route.
+        ErrorCode.unknownBackup.rawValue: 500,
+        ErrorCode.backupFailed.rawValue: 500,
         ErrorCode.unknownType.rawValue: 502,
         ErrorCode.unsupportedVersion.rawValue: 502,
         ErrorCode.messageMalformed.rawValue: 502,
