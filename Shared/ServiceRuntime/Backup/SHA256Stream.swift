@@ -47,13 +47,18 @@ public struct SHA256Stream {
 
     /// The digest of everything fed, as 64 lower-case hex digits.
     public func hex() -> String {
+        digest().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The 32-byte digest of everything fed (the stream itself is left as it was, to feed on).
+    public func digest() -> [UInt8] {
         var last = self
         let bits = UInt64(count) * 8
         var tail: [UInt8] = [0x80]
         while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
         last.update(Data(tail))
-        return last.h.map { String(format: "%08x", $0) }.joined()
+        return last.h.flatMap { word in stride(from: 24, through: 0, by: -8).map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
     }
 
     /// The digest and size of the file at `path`, read 1 MiB at a time.
