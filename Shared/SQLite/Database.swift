@@ -20,6 +20,8 @@ public final class Database {
     /// `sqlite3_total_changes` when the outermost transaction began: a commit that wrote rows
     /// proves the storage works again, an empty one does not.
     private var changesAtBegin: Int64 = 0
+    /// The thread that checkpoints this connection's log, once `checkpointInBackground()` ran.
+    public internal(set) var backgroundCheckpoints: WALCheckpointer?
 
     /// Opens (creating it when `create` and it does not exist) the database at `path` in WAL
     /// mode, waiting up to `busyTimeoutMilliseconds` for locks held by other connections.
@@ -203,9 +205,19 @@ public final class Database {
         }
     }
 
+    /// Frees what this connection's page cache and lookaside hold (`sqlite3_db_release_memory`).
+    public func releaseMemory() {
+        if let handle { sqlite3_db_release_memory(handle) }
+    }
+
     /// Finalizes every statement and closes the connection. Safe to call twice.
     public func close() {
         guard let handle else { return }
+        if let backgroundCheckpoints {
+            sqlite3_wal_hook(handle, nil, nil)
+            backgroundCheckpoints.stop()
+            self.backgroundCheckpoints = nil
+        }
         for statement in cache.values { statement.finalize() }
         cache.removeAll()
         sqlite3_close_v2(handle)

@@ -60,6 +60,8 @@ public final class ServiceHost {
         db = try ServiceStorage.open(path: (dataDir as NSString).appendingPathComponent("\(instance).sqlite"))
         let maxDatabaseMB = config[CommonOptions.maxDatabaseMB]
         if maxDatabaseMB > 0 { try db.limitSize(megabytes: maxDatabaseMB) }
+        // The reactor commits; the disk's syncs happen on the checkpointer's thread (WALCheckpointer).
+        try db.checkpointInBackground()
         let outbox = try Outbox(db: db, source: instance, clock: clock)
         reactor = Reactor(shutdown: shutdown, logger: logger)
         reactor.stallWarningSeconds = Double(config[CommonOptions.stallWarningMilliseconds]) / 1000
@@ -94,6 +96,11 @@ public final class ServiceHost {
             var details = ["bus.pub": busPub, "bus.sub": busSub, "deadLettered": "\(deadLetters.count)"]
             details.merge(ProcessUsage.healthDetails) { _, new in new }
             details.merge(StorageUsage.healthDetails(databasePath: db.path)) { _, new in new }
+            if let checkpoints = db.backgroundCheckpoints?.snapshot {
+                details["storage.checkpoints"] = "\(checkpoints.runs)"
+                details["storage.checkpointFailures"] = "\(checkpoints.failures)"
+                details["storage.checkpointSlowestMs"] = String(format: "%.1f", checkpoints.slowestSeconds * 1000)
+            }
             details.merge(pruner.healthDetails) { _, new in new }
             if let consumer = bus.consumer { details.merge(consumer.healthDetails) { _, new in new } }
             return details
@@ -108,9 +115,10 @@ public final class ServiceHost {
         // After a burst (a lunch rush, a replay) glibc keeps the freed heap; hand it back so a
         // service's resident memory follows what it holds, not what it once buffered.
         reactor.every(10, name: "memory.trim") { Self.trimHeap() }
-        // Fold the WAL back into the database and truncate it, so the log does not keep the disk
-        // a burst once needed. Not while a backup holds a read snapshot: TRUNCATE would wait for it.
-        reactor.every(30, name: "wal.checkpoint") { [unowned self] in if !backups.holdsSnapshot { try self.db.checkpoint() } }
+        // Fold the WAL back into the database, so the log does not keep the disk a burst once
+        // needed: on the checkpointer's thread (a PASSIVE checkpoint waits for no reader, a backup's
+        // snapshot among them); the next write starts the log over and trims it to 1 MiB.
+        reactor.every(30, name: "wal.checkpoint") { [unowned self] in try self.db.checkpointSoon() }
     }
 
     /// Why health says `degraded`: the storage failing or damaged, the bus out of reach, the

@@ -1,0 +1,145 @@
+import CSQLite
+import Foundation
+
+/// Copies a database's write-ahead log back into it on a thread of its own, with a connection of
+/// its own, so the thread that commits never waits for the disk.
+///
+/// In WAL mode with `synchronous=NORMAL` a commit appends to the log and does not sync; the syncs
+/// happen at checkpoints. SQLite's automatic checkpoint runs inside the commit that crosses its
+/// threshold, on the committing thread: on a disk that is busy with someone else's writes, one
+/// `fdatasync` took 0.1–1.8 s here, and a service's reactor stood still for as long (a region
+/// timer "stalled" for 3 s). So the owning connection turns automatic checkpoints off and its WAL
+/// hook (called after each commit with the log's size in pages) wakes this thread once the log
+/// holds `thresholdPages`; the thread runs a PASSIVE checkpoint, which takes no lock a writer
+/// waits for: writers go on appending while it copies and syncs. Once it has copied the whole
+/// log, the next writer starts the log over and `journal_size_limit` trims the file.
+public final class WALCheckpointer: @unchecked Sendable {
+    /// The log's size, in pages, at which a checkpoint is asked for.
+    public let thresholdPages: Int32
+    private let path: String
+    private let condition = NSCondition()
+    private var requested = false
+    private var stopped = false
+    private var running = false
+    private var counts = Counts()
+
+    /// What the thread has done, for health.
+    public struct Counts: Sendable {
+        /// Checkpoints run.
+        public var runs = 0
+        /// Checkpoints that failed (busy or an I/O error); the next request tries again.
+        public var failures = 0
+        /// The slowest checkpoint, in seconds: what a committing thread no longer waits for.
+        public var slowestSeconds = 0.0
+    }
+
+    init(path: String, thresholdPages: Int32) {
+        self.path = path
+        self.thresholdPages = thresholdPages
+    }
+
+    /// What the thread has done so far.
+    public var snapshot: Counts { condition.withLock { counts } }
+
+    /// Opens the thread's own connection and starts it; throws when the file cannot be opened.
+    func start() throws(SQLiteError) {
+        var connection: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let connection else {
+            let error = SQLiteError(code: rc, connection: connection, context: "open \(path) for checkpoints")
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        // A checkpoint that finds the checkpoint lock held (another process restoring, a manual
+        // TRUNCATE) gives up at once: it is asked again at the next commit.
+        sqlite3_busy_timeout(connection, 0)
+        condition.withLock { running = true }
+        let handle = UncheckedConnection(connection)
+        let thread = Thread { [self] in run(handle.connection) }
+        thread.name = "sqlite checkpoints"
+        thread.start()
+    }
+
+    /// Asks for a checkpoint; cheap, called from the writer's WAL hook after a commit.
+    public func request() {
+        condition.withLock {
+            requested = true
+            condition.signal()
+        }
+    }
+
+    /// Stops the thread and closes its connection; returns once it has.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+            while running { condition.wait() }
+        }
+    }
+
+    private func run(_ connection: OpaquePointer) {
+        defer {
+            sqlite3_close_v2(connection)
+            condition.withLock {
+                running = false
+                condition.broadcast()
+            }
+        }
+        while true {
+            let go: Bool = condition.withLock {
+                while !requested && !stopped { condition.wait() }
+                requested = false
+                return !stopped
+            }
+            guard go else { return }
+            let start = ProcessInfo.processInfo.systemUptime
+            var logPages: Int32 = 0
+            var copied: Int32 = 0
+            let rc = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, &logPages, &copied)
+            let seconds = ProcessInfo.processInfo.systemUptime - start
+            condition.withLock {
+                counts.runs += 1
+                if rc != SQLITE_OK { counts.failures += 1 }
+                counts.slowestSeconds = max(counts.slowestSeconds, seconds)
+            }
+        }
+    }
+
+    /// A connection handed to the thread that alone uses it from then on.
+    private struct UncheckedConnection: @unchecked Sendable {
+        let connection: OpaquePointer
+        init(_ connection: OpaquePointer) { self.connection = connection }
+    }
+}
+
+extension Database {
+    /// Moves this connection's checkpoints to a `WALCheckpointer`: automatic checkpoints off, and
+    /// a WAL hook that asks the checkpointer once the log holds `thresholdPages` (256, 1 MiB, as
+    /// `wal_autocheckpoint` did). `checkpointSoon()` then asks it too, and `close()` stops it
+    /// first. For a file database owned by a thread that must not wait for the disk.
+    public func checkpointInBackground(thresholdPages: Int32 = 256) throws(SQLiteError) {
+        guard backgroundCheckpoints == nil, path != ":memory:" else { return }
+        let checkpointer = WALCheckpointer(path: path, thresholdPages: thresholdPages)
+        try checkpointer.start()
+        try execute("PRAGMA wal_autocheckpoint=0")
+        backgroundCheckpoints = checkpointer
+        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "database is closed", context: "wal hook") }
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            guard let context else { return SQLITE_OK }
+            let checkpointer = Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue()
+            if pages >= checkpointer.thresholdPages { checkpointer.request() }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
+    }
+
+    /// Folds the log back into the database without making this thread wait: asks the background
+    /// checkpointer when there is one (its PASSIVE checkpoint; the log is trimmed to
+    /// `journal_size_limit` when the next writer starts it over), else `checkpoint()`.
+    public func checkpointSoon() throws(SQLiteError) {
+        if let backgroundCheckpoints {
+            backgroundCheckpoints.request()
+        } else {
+            try checkpoint()
+        }
+    }
+}
