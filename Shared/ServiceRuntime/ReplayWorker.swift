@@ -27,8 +27,9 @@ final class ReplayWorker: @unchecked Sendable {
 
 
     /// The rest after a page read for anyone but a consumer, as a multiple of the time the page
-    /// took: 3 keeps people's replays to about a quarter of a core.
-    static let restFactor = 3.0
+    /// took: 9 keeps people's replays to about a tenth of a core (3, a quarter, still moved
+    /// region events on two cores past 50 ms while 50 clients replayed).
+    static let restFactor = 9.0
     static let maxRestSeconds = 0.25
 
     /// The reactor's end: the worker's replies arrive here, each `envelope + [reply]`.
@@ -135,8 +136,16 @@ final class ReplayWorker: @unchecked Sendable {
     }
 
     private func work(push: Socket, reader: OutboxReader, logger: Logger) {
+        var cached = false
         while true {
             condition.lock()
+            if jobs.isEmpty && cached {
+                // Idle again after a burst: what the reader cached goes back.
+                condition.unlock()
+                reader.releaseMemory()
+                cached = false
+                condition.lock()
+            }
             while jobs.isEmpty && !stopping { condition.wait() }
             if stopping {
                 condition.unlock()
@@ -149,6 +158,7 @@ final class ReplayWorker: @unchecked Sendable {
             gate?()
 
             let started = Reactor.monotonic()
+            cached = true
             let reply: Data
             do {
                 let page = try reader.page(stream: job.stream, fromSeq: job.fromSeq, limit: job.limit)

@@ -18,6 +18,9 @@ public final class OutboxReader {
         }
         db = try Database(path: path, create: false)
         try db.execute("PRAGMA query_only=1")
+        // Pages are read once, in order, and the kernel caches the file anyway: a small cache
+        // keeps a replay flood from leaving its 2 MiB default (and more) resident afterwards.
+        try db.execute("PRAGMA cache_size=-256")
         store = OutboxStore(db: db)
     }
 
@@ -32,6 +35,11 @@ public final class OutboxReader {
         }
         let events = try store.events(of: stream, from: max(fromSeq, 1), limit: limit)
         return (events, try store.lastSeq(of: stream))
+    }
+
+    /// Gives back the memory the connection's cache holds (when no replay waits).
+    public func releaseMemory() {
+        db.releaseMemory()
     }
 
     /// Closes the connection (on the thread that used it).
