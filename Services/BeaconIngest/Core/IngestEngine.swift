@@ -122,10 +122,16 @@ public final class IngestEngine {
 
     /// Drops readings idle for longer than `evidenceWindow`, bounding memory.
     public func expire(now: Timestamp) {
-        for (device, beacons) in smoothers {
-            let live = beacons.filter { ($0.value.lastSample.map { now.seconds(since: $0) } ?? .infinity) <= $0.value.evidenceWindow }
-            smoothers[device] = live.isEmpty ? nil : live
+        // Only devices holding a stale beacon are rewritten, after the walk: writing into the
+        // dictionary while iterating it copied all of it, and rebuilding every device's entry
+        // held beacon-ingest's reactor for up to 66 ms every 30 s with 30,000 phones.
+        func isLive(_ smoother: RSSISmoother) -> Bool { (smoother.lastSample.map { now.seconds(since: $0) } ?? .infinity) <= smoother.evidenceWindow }
+        var changed: [(String, [BeaconIdentity: RSSISmoother]?)] = []
+        for (device, beacons) in smoothers where beacons.values.contains(where: { !isLive($0) }) {
+            let live = beacons.filter { isLive($0.value) }
+            changed.append((device, live.isEmpty ? nil : live))
         }
+        for (device, live) in changed { smoothers[device] = live }
     }
 
     static func sameState(_ a: DeviceStatus?, _ b: DeviceStatus) -> Bool {

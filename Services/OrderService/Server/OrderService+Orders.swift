@@ -98,12 +98,12 @@ extension OrderService {
     /// closed). Each in its own transaction.
     func markNoShows() throws {
         let at = now
-        for order in try store.readyOrders() {
+        for order in try store.readyOrders(windowEndedBefore: at) {
             if let effects = try OrderProgress.noShow(order, graceMinutes: catalog.cafe(order.cafeId)?.pickup.graceMinutes, now: at) {
                 try events.write { try apply(effects) }
             }
         }
-        for order in try store.unfinishedOrders() {
+        for order in try store.unfinishedOrders(windowEndedBefore: at) {
             if let effects = OrderProgress.overdue(order, graceMinutes: catalog.cafe(order.cafeId)?.pickup.graceMinutes, now: at) {
                 try events.write { try apply(effects) }
             }
