@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Policy
 import ServiceRuntime
 import ZeroMQ
@@ -55,10 +56,11 @@ final class AttackCounters: @unchecked Sendable {
 
     func add(_ key: String, _ n: Int = 1) { lock.withLock { counts[key, default: 0] += n } }
 
-    /// Runs `body` on a thread of its own; `stopAndWait` waits for it.
+    /// Runs `body` on a thread of its own, at the attacker's priority; `stopAndWait` waits for it.
     func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
         lock.withLock { threads += 1 }
         let thread = Thread { [self] in
+            AttackerHost.lowerCallingThread()
             body()
             finished.signal()
         }
@@ -74,5 +76,48 @@ final class AttackCounters: @unchecked Sendable {
         }
         for _ in 0..<n { finished.wait() }
         return lock.withLock { counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    }
+}
+
+/// The attacker stands for other hosts. On one machine its own work (generating keys, CURVE's
+/// client side, 50 replay clients reading 1 MB pages, opening 60,000 connections) would take the
+/// platform's cores from it, and on the steady load's context its connections would hold the
+/// libzmq I/O thread the steady load measures with: what legitimate work saw would be the
+/// attacker's own cost. So attacks run on a context of their own, and their threads — libzmq's
+/// I/O and reaper threads of that context among them, which inherit the policy of the thread that
+/// starts them — run at `SCHED_IDLE`: they get every cycle the platform leaves, as a remote host
+/// gets its own, and the report says how much the attack did with them.
+enum AttackerHost {
+    /// Linux's `SCHED_IDLE` (not exported by Swift's Glibc module).
+    static let schedIdle: Int32 = 5
+
+    /// Puts the calling thread at `SCHED_IDLE` (no privilege needed to lower oneself); threads it
+    /// starts later inherit it.
+    static func lowerCallingThread() {
+        var parameters = sched_param(sched_priority: 0)
+        _ = sched_setscheduler(0, schedIdle, &parameters)
+    }
+
+    /// A context whose I/O threads run at `SCHED_IDLE`: made, and its threads started (libzmq
+    /// starts them with the first socket), on a thread lowered first.
+    static func makeContext(ioThreads: Int32 = 1) throws -> Context {
+        let box = ResultBox()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            lowerCallingThread()
+            box.result = Result {
+                let context = try Context(ioThreads: ioThreads, maxSockets: 65_536)
+                try Socket(context, .pair).close()
+                return context
+            }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return try box.result!.get()
+    }
+
+    private final class ResultBox: @unchecked Sendable {
+        var result: Result<Context, Error>?
     }
 }

@@ -26,6 +26,8 @@ public enum AbuseCommand {
         do {
             let catalog = try CampusCatalog.load(path: config[RunOptions.campus])
             let context = try Context()
+            // The attacks' context is their own, its threads at the attacker's priority (AttackerHost).
+            let attackContext = try AttackerHost.makeContext(ioThreads: 2)
             let watch = AbuseWatch(context: context, targets: try targets(settings, security: security))
             watch.start()
             defer { watch.stop() }
@@ -34,7 +36,7 @@ public enum AbuseCommand {
             // The steady load alone first: what it grows by itself (beacon-ingest keeps smoothing
             // state per phone, and every run brings new phones) is allowed to each attack's run.
             let baseline = try measure(nil, runID: "ab" + String(format: "%06x", UInt32.random(in: 0...0xFF_FFFF)), before: before, allowance: [:],
-                                       settings: settings, catalog: catalog, context: context, watch: watch, security: security, attackSecurity: attackSecurity)
+                                       settings: settings, catalog: catalog, context: context, attackContext: attackContext, watch: watch, security: security, attackSecurity: attackSecurity)
             print(baseline.table)
             print("")
             before = baseline.after
@@ -43,7 +45,7 @@ public enum AbuseCommand {
             for name in settings.attacks {
                 guard let attack = AbuseAttacks.make(name, settings: settings) else { continue }
                 let runID = "ab" + String(format: "%06x", UInt32.random(in: 0...0xFF_FFFF))
-                let report = try measure(attack, runID: runID, before: before, allowance: allowance, settings: settings, catalog: catalog, context: context,
+                let report = try measure(attack, runID: runID, before: before, allowance: allowance, settings: settings, catalog: catalog, context: context, attackContext: attackContext,
                                          watch: watch, security: security, attackSecurity: attackSecurity)
                 print(report.table)
                 print("")
@@ -61,7 +63,7 @@ public enum AbuseCommand {
     /// Runs the steady load beside `attack` (nil: alone, the baseline) and reads memory once it
     /// has settled after: what legitimate work saw.
     static func measure(_ attack: AbuseAttack?, runID: String, before: [String: Int], allowance: [String: Int], settings: AbuseSettings,
-                        catalog: CampusCatalog, context: Context, watch: AbuseWatch, security: LoadSecurity, attackSecurity: LoadSecurity) throws -> AbuseReport {
+                        catalog: CampusCatalog, context: Context, attackContext: Context, watch: AbuseWatch, security: LoadSecurity, attackSecurity: LoadSecurity) throws -> AbuseReport {
         let name = attack?.name ?? "none"
         logLine("load-test abuse: attack \(name) (run \(runID)): \(attack?.summary ?? "the steady load alone, the baseline")")
         var keys = AttackKeys(byName: [:])
@@ -74,7 +76,7 @@ public enum AbuseCommand {
         }
         defer { attackSecurity.revokeMinted() }
         _ = watch.nextPhase()
-        try attack?.start(context: context, keys: keys)
+        try attack?.start(context: attackContext, keys: keys)
         Thread.sleep(forTimeInterval: settings.rampSeconds)
         let runner = LoadRunner(settings: settings.load, catalog: catalog, context: context, runID: runID, security: security, log: logLine)
         // A steady load that cannot even start (no heartbeat on the bus, a service not answering)

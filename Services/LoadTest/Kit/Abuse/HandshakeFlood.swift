@@ -80,7 +80,14 @@ final class HandshakeFlood: AbuseAttack {
         let hold = settings.hold, from = settings.from
         // libzmq's form for a connection from a given address: tcp://source:port;destination.
         let curveTargets = targets.map { from.isEmpty ? $0.endpoint : $0.endpoint.replacingOccurrences(of: "tcp://", with: "tcp://\(from):0;") }
-        let sockets = (settings.curve + targets.count - 1) / max(1, targets.count)
+        var sockets = (settings.curve + targets.count - 1) / max(1, targets.count)
+        // One host's descriptors bound a wave (each socket holds one per target and its own): keep
+        // 2,048 for the plain connections and 2,048 for the steady load and the health watch.
+        let fit = max(1, (Self.descriptorLimit() - 4_096) / (targets.count + 1))
+        if sockets > fit {
+            counters.add("curve.notOpenedForDescriptors", (sockets - fit) * targets.count)
+            sockets = fit
+        }
         for part in 0..<Self.curveThreads {
             let count = sockets / Self.curveThreads + (part < sockets % Self.curveThreads ? 1 : 0)
             guard count > 0 else { continue }
@@ -106,6 +113,8 @@ final class HandshakeFlood: AbuseAttack {
             var pairs: [CurveKeyPair] = []
             for _ in 0..<count where !counters.isStopped { pairs.append(try CurveKeyPair.generate()) }
             while !counters.isStopped {
+                // Each socket holds a descriptor per target and one of its own.
+                guard awaitDescriptors(count * (targets.count + 1), counters) else { break }
                 var sockets: [Socket] = []
                 sockets.reserveCapacity(count)
                 for pair in pairs where !counters.isStopped {
@@ -196,6 +205,36 @@ final class HandshakeFlood: AbuseAttack {
         address.sin_port = port.bigEndian
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
         return address
+    }
+
+    /// Waits until `needed` more descriptors fit under this process's open-file limit with 2,048
+    /// to spare, so the steady load and the health watch in the same process can always open
+    /// theirs (libzmq aborts on EMFILE): the previous wave's closed sockets are let go by libzmq's
+    /// reaper, at the attacker's priority, in the background. False when the attack stopped.
+    private static func awaitDescriptors(_ needed: Int, _ counters: AttackCounters) -> Bool {
+        let room = descriptorLimit() - 2_048
+        while !counters.isStopped {
+            if openDescriptors() + needed <= room { return true }
+            counters.add("waits.descriptors")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    /// This process's open-file limit.
+    private static func descriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 1_024 }
+        return Int(min(limit.rlim_cur, rlim_t(Int32.max)))
+    }
+
+    /// How many descriptors this process holds (entries of /proc/self/fd).
+    private static func openDescriptors() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(directory) }
+        var count = 0
+        while readdir(directory) != nil { count += 1 }
+        return max(0, count - 3)
     }
 
     /// Sleeps `seconds` in short steps, returning early when the attack stops.
