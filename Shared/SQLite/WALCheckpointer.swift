@@ -93,9 +93,7 @@ public final class WALCheckpointer: @unchecked Sendable {
             }
             guard go else { return }
             let start = ProcessInfo.processInfo.systemUptime
-            var logPages: Int32 = 0
-            var copied: Int32 = 0
-            let rc = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, &logPages, &copied)
+            let rc = Self.checkpoint(connection)
             let seconds = ProcessInfo.processInfo.systemUptime - start
             condition.withLock {
                 counts.runs += 1
@@ -103,6 +101,20 @@ public final class WALCheckpointer: @unchecked Sendable {
                 counts.slowestSeconds = max(counts.slowestSeconds, seconds)
             }
         }
+    }
+
+    /// One PASSIVE checkpoint, as SQL: preparing it reads the schema, which opens this
+    /// connection's view of the WAL (`sqlite3_wal_checkpoint_v2` on a connection that has not
+    /// read since it opened finds no log to copy and reports success). SQLITE_OK, or the error.
+    static func checkpoint(_ connection: OpaquePointer) -> Int32 {
+        var statement: OpaquePointer?
+        var rc = sqlite3_prepare_v2(connection, "PRAGMA wal_checkpoint(PASSIVE)", -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else { return rc }
+        defer { sqlite3_finalize(statement) }
+        rc = sqlite3_step(statement)
+        guard rc == SQLITE_ROW else { return rc }
+        // Columns: busy, log pages, pages copied; busy means another checkpoint ran meanwhile.
+        return sqlite3_column_int(statement, 0) == 0 ? SQLITE_OK : SQLITE_BUSY
     }
 
     /// A connection handed to the thread that alone uses it from then on.
