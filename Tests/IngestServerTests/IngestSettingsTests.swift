@@ -17,6 +17,10 @@ struct IngestSettingsTests {
         #expect(settings.shards == 1 && settings.ownedShard == nil && settings.fixEndpoints == ["tcp://127.0.0.1:7425"] && settings.smoothingWindowSeconds == 10)
         let shown = Dictionary(uniqueKeysWithValues: IngestSettings.specs.map { ($0.name, $0.defaultValue) })
         #expect(shown["shards"] == "1" && shown["shard"] == "" && shown["fix-endpoints"] == "tcp://127.0.0.1:7425" && shown["smoothing-window-seconds"] == "10")
+        // A sighting batch is bounded by what the bus and region-monitor accept by default.
+        #expect(settings.sightingBatchBytes == 262_144 && shown["sighting-batch-bytes"] == "262144")
+        #expect(try Self.settings(["--sighting-batch-bytes", "4096"]).sightingBatchBytes == 4_096)
+        #expect(throws: ConfigurationError.self) { try Self.settings(["--sighting-batch-bytes", "512"]) }
     }
 
     @Test("options as given: a shard of several, one fix endpoint per shard, a short window")

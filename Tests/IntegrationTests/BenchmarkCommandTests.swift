@@ -29,7 +29,9 @@ struct BenchmarkCommandTests {
                        "(d) envelope JSON", "encode", "decode",
                        // Both modes, side by side.
                        "plain (no CURVE):", "deployed (CURVE on every socket", "% of raw CURVE direct", "% of raw CURVE two-hop", "deployed / plain zero-loss rate",
-                       "sighting → region event, plain", "sighting → region event, deployed", "platform CPU",
+                       "sighting → region event at steady state, plain", "sighting → region event at steady state, deployed", "platform CPU",
+                       // Issue 31: the steady-state latency apart from the wave of devices going stale, and the wave on its own.
+                       "stale wave, plain", "stale wave, deployed",
                        // Issue 15's figures: the margin, a first-seen device, a restart, memory per tracked device.
                        "at the margin, plain", "× raw two-hop", "CPU per first-seen device", "region-monitor restarted with", "devices tracked"] {
             #expect(text.contains(needle), "missing \"\(needle)\" in:\n\(text)")

@@ -22,6 +22,8 @@ public final class IngestService {
     private var published = 0
     /// Topics per shard, built once: the sighting path must not rebuild them per message.
     private let topics: [(sighting: String, location: String, device: String)]
+    /// Sighting batches within `--sighting-batch-bytes` as well as 256 sightings.
+    let splitter: SightingBatchSplitter
 
     /// The service on `host`, not yet answering: call `start()`.
     public init(host: ServiceHost, settings: IngestSettings) {
@@ -38,6 +40,8 @@ public final class IngestService {
         fixes = FixChannel(context: host.context, security: host.security, events: host.events)
         fixEndpoints = settings.fixEndpoints
         topics = (0..<ownership.shards).map { (Topic.sighting(shard: $0), Topic.location(shard: $0), Topic.device(shard: $0)) }
+        splitter = SightingBatchSplitter(maxBytes: settings.sightingBatchBytes,
+                                         envelopeBytes: SightingBatchSplitter.envelopeBytes(source: host.events.publisher.outbox.source, stream: "sighting"))
     }
 
     /// Migrates the store, connects the fix channel, registers the ops, the expiry sweep and health.
@@ -162,9 +166,9 @@ public final class IngestService {
         statuses.merge(changes.latest) { _, new in new }
     }
 
-    /// Sightings go out as `sighting.batch`, one message per shard per request (at most
-    /// `SightingBatch.maxCount` sightings each), in the order they were taken; fixes go to their
-    /// shard's channel, report by report.
+    /// Sightings go out as `sighting.batch`, one message per shard per request unless it would
+    /// be over `SightingBatch.maxCount` sightings or `--sighting-batch-bytes` (then several), in
+    /// the order they were taken; fixes go to their shard's channel, report by report.
     private func publish(_ pending: [Pending]) throws {
         var byShard: [[Sighting]] = Array(repeating: [], count: topics.count)
         for item in pending {
@@ -173,10 +177,10 @@ public final class IngestService {
             published += item.sightings.count + item.fixes.count
         }
         for (shard, sightings) in byShard.enumerated() where !sightings.isEmpty {
-            // Most requests fit one message: then the array goes as it is, not copied into chunks.
-            let chunks = sightings.count <= SightingBatch.maxCount ? [sightings]
-                : stride(from: 0, to: sightings.count, by: SightingBatch.maxCount).map { Array(sightings[$0..<min($0 + SightingBatch.maxCount, sightings.count)]) }
-            for chunk in chunks {
+            let ranges = splitter.ranges(of: sightings)
+            for range in ranges {
+                // Most requests fit one message: then the array goes as it is, not copied.
+                let chunk = ranges.count == 1 ? sightings : Array(sightings[range])
                 try events.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting", .sightings(SightingBatch(sightings: chunk)))
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Messages
 import ServiceRuntime
 
 /// beacon-ingest's own settings. Each option is declared once, below, with its default, range and
@@ -14,6 +15,8 @@ public struct IngestSettings: Sendable, Equatable {
     /// How long a raw RSSI reading counts in its beacon's average.
     public var smoothingWindowSeconds = Self.smoothingWindowOption.defaultValue
     public var evidenceWindowSeconds = Self.evidenceWindowOption.defaultValue
+    /// The most encoded bytes of one `sighting.batch` message: its consumers' `--max-message-bytes`.
+    public var sightingBatchBytes = Self.sightingBatchBytesOption.defaultValue
 
     /// Every setting at its default.
     public init() {}
@@ -36,10 +39,12 @@ public struct IngestSettings: Sendable, Equatable {
                                                              help: "how long a raw RSSI reading counts in its beacon's average (0.5 for a walk replayed at 20× speed)")
     public static let evidenceWindowOption = Option.seconds("evidence-seconds", default: 40,
                                                             help: "how long a reading counts in the mean RSSI a sighting carries as evidence for the nearest café (2 for a walk replayed at 20× speed)")
+    public static let sightingBatchBytesOption = Option.count("sighting-batch-bytes", 1_024...64 * 1_024 * 1_024, default: Wire.defaultMaxFrameBytes,
+                                                              help: "the most encoded bytes of one sighting.batch message, envelope included (a request's sightings go in several when they would be more): at most region-monitor's and the bus's --max-message-bytes, which refuse a larger message whole")
 
     /// Every option beacon-ingest reads: the common ones, then its own.
     public static var specs: [OptionSpec] {
-        common.specs + [shardsOption.spec, fixEndpointsOption.spec, shardOption.spec, smoothingWindowOption.spec, evidenceWindowOption.spec]
+        common.specs + [shardsOption.spec, fixEndpointsOption.spec, shardOption.spec, smoothingWindowOption.spec, evidenceWindowOption.spec, sightingBatchBytesOption.spec]
     }
 
     /// Reads the options of `specs` (their kinds checked every range already); throws `Invalid`
@@ -48,6 +53,7 @@ public struct IngestSettings: Sendable, Equatable {
     public init(config: Configuration) throws(Invalid) {
         smoothingWindowSeconds = config[Self.smoothingWindowOption]
         evidenceWindowSeconds = config[Self.evidenceWindowOption]
+        sightingBatchBytes = config[Self.sightingBatchBytesOption]
         shards = config[Self.shardsOption]
         let owned = config[Self.shardOption]
         guard owned.isEmpty || (Int(owned).map { (0..<shards).contains($0) } ?? false) else {

@@ -22,7 +22,9 @@ struct IngestBatchPlan {
 /// schedule time), so the sender sleeps until the next batch is due instead of spinning.
 final class SightingSchedule {
     private struct OpenBatch {
-        var text = ""
+        /// The reports' JSON so far, as bytes: a String built by interpolation cost the generator
+        /// a third of its time (issue 31's profile), and 24 ms behind schedule at 50,000/s.
+        var bytes: [UInt8] = []
         var reports = 0
         var sightings = 0
         var arrivals: [(arrival: Arrival, report: Int)] = []
@@ -43,7 +45,8 @@ final class SightingSchedule {
     private var batchNumber = 0
     private var finished = false
     private var cachedMillisecond: Int64 = -1
-    private var cachedTimestamp = ""
+    private var cachedTimestamp: [UInt8] = []
+    private let uuidBytes: [UInt8]
 
     init(fleet: PhoneFleet, rate: Double, batchSize: Int, shards: Int, end: Double, uuid: String, wallStartMilliseconds: Int64) {
         self.fleet = fleet
@@ -51,6 +54,7 @@ final class SightingSchedule {
         self.batchSize = batchSize
         self.end = end
         self.uuid = uuid
+        uuidBytes = Array(uuid.utf8)
         self.wallStartMilliseconds = wallStartMilliseconds
         open = Array(repeating: OpenBatch(), count: shards)
     }
@@ -100,15 +104,31 @@ final class SightingSchedule {
 
     private func add(_ report: PhoneReport) {
         let phone = fleet.phones[report.device]
+        // Taken out while it grows, so its buffer is not shared (and copied) on every append.
         var batch = open[phone.shard]
-        batch.text += batch.reports == 0 ? "" : ","
-        batch.text += "{\"deviceId\":\"\(phone.id)\",\"sightings\":["
+        open[phone.shard] = OpenBatch()
+        func raw(_ text: StaticString) { batch.bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        if batch.reports > 0 { raw(",") }
+        raw(#"{"deviceId":""#)
+        batch.bytes.append(contentsOf: phone.id.utf8)
+        raw(#"","sightings":["#)
         let stamp = timestamp(at: report.time)
         for (index, beacon) in report.beacons.enumerated() {
-            if index > 0 { batch.text += "," }
-            batch.text += "{\"major\":\(beacon.major),\"measuredPower\":\(PhoneFleet.measuredPower),\"minor\":\(beacon.minor),\"rssi\":\(beacon.rssi),\"timestamp\":\"\(stamp)\",\"uuid\":\"\(uuid)\"}"
+            raw(index > 0 ? #",{"major":"# : #"{"major":"#)
+            Self.appendInteger(beacon.major, to: &batch.bytes)
+            raw(#","measuredPower":"#)
+            Self.appendInteger(PhoneFleet.measuredPower, to: &batch.bytes)
+            raw(#","minor":"#)
+            Self.appendInteger(beacon.minor, to: &batch.bytes)
+            raw(#","rssi":"#)
+            Self.appendInteger(beacon.rssi, to: &batch.bytes)
+            raw(#","timestamp":""#)
+            batch.bytes.append(contentsOf: stamp)
+            raw(#"","uuid":""#)
+            batch.bytes.append(contentsOf: uuidBytes)
+            raw(#""}"#)
         }
-        batch.text += "]}"
+        raw("]}")
         for arrival in report.arrivals { batch.arrivals.append((arrival, batch.reports)) }
         batch.reports += 1
         batch.sightings += report.beacons.count
@@ -116,21 +136,42 @@ final class SightingSchedule {
         if batch.reports >= batchSize { close(phone.shard, at: report.time) }
     }
 
+    /// Appends an integer's decimal digits.
+    static func appendInteger(_ value: Int, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            out.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
     private func close(_ shard: Int, at intended: Double) {
         let batch = open[shard]
         open[shard] = OpenBatch()
         batchNumber += 1
-        let frame = Data("{\"op\":\"\(Op.ingestBatch)\",\"id\":\"lt-b\(batchNumber)\",\"body\":{\"reports\":[\(batch.text)]}}".utf8)
+        var frame = Data("{\"op\":\"\(Op.ingestBatch)\",\"id\":\"lt-b\(batchNumber)\",\"body\":{\"reports\":[".utf8)
+        frame.reserveCapacity(frame.count + batch.bytes.count + 3)
+        frame.append(contentsOf: batch.bytes)
+        frame.append(contentsOf: "]}}".utf8)
         ready.append(IngestBatchPlan(number: batchNumber, shard: shard, intended: intended, reports: batch.reports,
                                      sightings: batch.sightings, arrivals: batch.arrivals, frame: frame))
     }
 
     /// The phone's clock reading at schedule time `time`, as RFC 3339 (cached per millisecond).
-    private func timestamp(at time: Double) -> String {
+    private func timestamp(at time: Double) -> [UInt8] {
         let millisecond = wallStartMilliseconds + Int64((time * 1000).rounded(.down))
         if millisecond != cachedMillisecond {
             cachedMillisecond = millisecond
-            cachedTimestamp = Timestamp(milliseconds: millisecond).rfc3339
+            cachedTimestamp = []
+            Timestamp(milliseconds: millisecond).appendRFC3339(to: &cachedTimestamp)
         }
         return cachedTimestamp
     }

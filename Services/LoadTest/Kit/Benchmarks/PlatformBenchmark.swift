@@ -1,6 +1,7 @@
 import Campus
 import Foundation
 import Messages
+import RegionMonitorCore
 import ServiceRuntime
 import ZeroMQ
 
@@ -30,8 +31,12 @@ final class PlatformBenchmark {
         var steps: [Step]
         var sustained: Double
         var latencyRate: Double
-        /// Sorted sighting → region event latencies in milliseconds.
+        /// Sorted sighting → region event latencies in milliseconds at steady state: after
+        /// `warmSeconds` at the latency rate, when every stale deadline of the steps before has passed.
         var latencies: [Double]
+        var warmSeconds: Double
+        /// The latency rate again with half the devices gone quiet: their answers going stale.
+        var wave: StaleWave
         var devices: Int
         var regionBytesPerDevice: Double?
         /// Devices region-monitor tracked when its memory was read (what the memory is divided by).
@@ -47,6 +52,16 @@ final class PlatformBenchmark {
         /// start to its first health answer, and the devices that answer says it tracks.
         var restartSeconds: Double?
         var restartTracked: Int
+    }
+
+    /// A wave of devices going stale beside the latency rate: how many `region.nearest` answers
+    /// of quiet devices were cleared, from the first to the last seen, and the sighting → region
+    /// event latencies of the fresh devices due meanwhile (sorted, ms).
+    struct StaleWave {
+        var quietDevices: Int
+        var cleared: Int
+        var seconds: Double
+        var latencies: [Double]
     }
 
     let catalog: CampusCatalog
@@ -177,7 +192,8 @@ final class PlatformBenchmark {
         }
         let sustained = steps.filter(\.holds).map(\.target).max() ?? 0
         driver.reportsPerBatch = 25
-        let latencies = try driver.drive(rate: latencyRate, seconds: stepSeconds, freshPerSecond: 200).latencies.sorted()
+        let (warm, latencies) = try steadyLatencies(driver, rate: latencyRate)
+        let wave = try staleWave(driver, rate: latencyRate)
         let restart = try restartRegion(bin: bin, arguments: regionArguments, client: region)
         let held = steps.filter(\.holds)
         let heldCPU = held.compactMap { step in step.cpuMicrosPerSighting.map { $0 * Double(step.consumed) } }
@@ -185,11 +201,41 @@ final class PlatformBenchmark {
         if let low = held.first, let high = held.last, high.consumed > low.consumed, let lowCPU = low.cpuMicrosPerSighting, let highCPU = high.cpuMicrosPerSighting {
             marginal = (highCPU * Double(high.consumed) - lowCPU * Double(low.consumed)) / Double(high.consumed - low.consumed)
         }
-        return Result(mode: mode, steps: steps, sustained: sustained, latencyRate: latencyRate, latencies: latencies, devices: devices,
+        return Result(mode: mode, steps: steps, sustained: sustained, latencyRate: latencyRate, latencies: latencies, warmSeconds: warm, wave: wave, devices: devices,
                       regionBytesPerDevice: populated.map { Double($0 - baseline) / Double(max(tracked, 1)) }, trackedDevices: tracked,
                       firstSeenMicrosPerDevice: populateCPU.map { $0 / Double(max(tracked, 1)) * 1e6 },
                       cpuMicrosPerSighting: heldCPU.count == held.count && !held.isEmpty ? heldCPU.reduce(0, +) / Double(held.map(\.consumed).reduce(0, +)) : nil,
                       marginalCPUMicrosPerSighting: marginal, restartSeconds: restart.seconds, restartTracked: restart.tracked)
+    }
+
+    /// How long a device's nearest answer outlives its last sighting (region-monitor's default, which the bench runs with).
+    static let staleSeconds = RegionSettings().nearestFreshness
+
+    /// Sighting → region event at `rate` at steady state. The steps before sighted the devices at
+    /// other rates, so some deadlines fall later, and their answers go stale (or are named again)
+    /// in a wave that has nothing to do with the rate measured. After `staleSeconds` at this rate,
+    /// and one round of every device, all of that is over: only then are latencies timed.
+    private func steadyLatencies(_ driver: Driver, rate: Double) throws -> (warm: Double, latencies: [Double]) {
+        let round = Double(devices * Driver.sightingsPerReport) / rate
+        let warm = max(Self.staleSeconds, round) + 2
+        return (warm, try driver.drive(rate: rate, seconds: warm + stepSeconds, freshPerSecond: 200, measureFrom: warm).latencies)
+    }
+
+    /// The wave on its own: at `rate`, the half of the devices sighted longest ago keeps being
+    /// sighted, and the half sighted last goes quiet. Their answers go stale `staleSeconds` after
+    /// their last sighting, spread as those were (half a round), as the first pass's devices do
+    /// after it. Returns the wave's span, from the first cleared answer seen to the last, and the
+    /// latencies of the fresh devices due within it.
+    private func staleWave(_ driver: Driver, rate: Double) throws -> StaleWave {
+        let quiet = devices / 2
+        let kept = Driver.Cycle(start: driver.position, count: devices - quiet)
+        let spread = Double(quiet * Driver.sightingsPerReport) / rate
+        let outcome = try driver.drive(rate: rate, seconds: Self.staleSeconds + spread + stepSeconds, freshPerSecond: 200, cycle: kept)
+        guard let first = outcome.quietAnswers.min(), let last = outcome.quietAnswers.max() else {
+            return StaleWave(quietDevices: quiet, cleared: 0, seconds: 0, latencies: [])
+        }
+        let during = outcome.probes.filter { $0.due >= first && $0.due <= last }.map(\.ms).sorted()
+        return StaleWave(quietDevices: quiet, cleared: outcome.quietAnswers.count, seconds: last - first, latencies: during)
     }
 
     /// Stops region-monitor (SIGTERM), starts it again on the same data and times it from the

@@ -16,7 +16,19 @@ final class Driver {
     struct Outcome {
         var achieved: Double
         var accepted: Int
+        /// Sighting → region event of the fresh devices due from `measureFrom` on, in milliseconds.
         var latencies: [Double]
+        /// The same, with each one's due time (seconds since the drive's start).
+        var probes: [(due: Double, ms: Double)]
+        /// When each `region.nearest` of a quiet device was seen (seconds since the start): the
+        /// answers of devices no longer sighted, cleared as they go stale.
+        var quietAnswers: [Double]
+    }
+
+    /// Which devices a drive sights: `count` of them in turn from `start` (wrapping), the rest quiet.
+    struct Cycle {
+        var start: Int
+        var count: Int
     }
 
     private let dealer: Socket
@@ -24,7 +36,9 @@ final class Driver {
     private let ids: [String]
     private let beacons: [(major: Int, minors: [Int])]
     private let uuid: String
+    /// Reports taken from the sighted devices in the current drive (then the position after it).
     private var cursor = 0
+    private var active: Cycle?
     private var freshCounter = 0
     private(set) var totalAccepted = 0
 
@@ -51,7 +65,19 @@ final class Driver {
         sub.close()
     }
 
-    func drive(rate: Double, seconds: Double, freshPerSecond: Double) throws -> Outcome {
+    /// Where the next drive's devices start: the one after the last sighted.
+    var position: Int { cursor % ids.count }
+
+    /// Drives `rate` for `seconds`, `freshPerSecond` of the reports from new devices whose region
+    /// events are timed from `measureFrom` on. With `cycle`, only those devices are sighted, and
+    /// the others' `region.nearest` answers are watched for.
+    func drive(rate: Double, seconds: Double, freshPerSecond: Double, measureFrom: Double = 0, cycle: Cycle? = nil) throws -> Outcome {
+        let sighted = cycle ?? Cycle(start: position, count: ids.count)
+        cursor = 0
+        active = sighted
+        // Only while devices are quiet: the bus's work for this subscriber is the platform's CPU.
+        if cycle != nil { try sub.subscribe("region.nearest.") }
+        defer { if cycle != nil { try? sub.unsubscribe("region.nearest.") } }
         let batchSightings = Self.sightingsPerReport * reportsPerBatch
         let interval = Double(batchSightings) / rate
         let batches = max(1, Int((seconds / interval).rounded()))
@@ -60,7 +86,8 @@ final class Driver {
         var pendingReplies = 0
         var accepted = 0
         var intended: [String: Double] = [:]
-        var latencies: [Double] = []
+        var probes: [(due: Double, ms: Double)] = []
+        var quietAnswers: [Double] = []
         var poller = Poller()
         poller.register(dealer)
         poller.register(sub)
@@ -72,9 +99,15 @@ final class Driver {
                 if let reply = try? Wire.decodeReply(frames.last ?? Data(), body: IngestBatchResult.self), let body = reply.body { accepted += body.accepted }
             }
             while let frames = try sub.tryReceiveMultipart() {
-                guard frames.count == 2, let envelope = try? Wire.decodeEnvelope(frames[1]), case .region(let event) = envelope.body,
+                guard frames.count == 2 else { continue }
+                if frames[0].starts(with: Self.nearestTopic) {
+                    // Not decoded: thousands a second in a wave. Only the device's number is read.
+                    if cycle != nil, let device = Self.benchDevice(in: frames[1]), !isSighted(device) { quietAnswers.append(Bench.now() - start) }
+                    continue
+                }
+                guard let envelope = try? Wire.decodeEnvelope(frames[1]), case .region(let event) = envelope.body,
                       let due = intended.removeValue(forKey: event.deviceId) else { continue }
-                latencies.append((Bench.now() - due) * 1000)
+                if due - start >= measureFrom { probes.append((due - start, (Bench.now() - due) * 1000)) }
             }
         }
         while sent < batches || pendingReplies > 0 || (!intended.isEmpty && Bench.now() - start < seconds + 5) {
@@ -97,7 +130,31 @@ final class Driver {
         }
         let elapsed = Bench.now() - start
         totalAccepted += accepted
-        return Outcome(achieved: Double(accepted) / max(elapsed, seconds), accepted: accepted, latencies: latencies)
+        cursor = (sighted.start + cursor % sighted.count) % ids.count
+        active = nil
+        return Outcome(achieved: Double(accepted) / max(elapsed, seconds), accepted: accepted, latencies: probes.map(\.ms).sorted(), probes: probes,
+                       quietAnswers: quietAnswers)
+    }
+
+    private static let nearestTopic = Array("region.nearest.".utf8)
+    private static let benchId = Data(#""deviceId":"bench-"#.utf8)
+
+    /// The number of the bench device a `region.nearest` frame is about, read from its bytes.
+    static func benchDevice(in frame: Data) -> Int? {
+        guard let found = frame.range(of: benchId) else { return nil }
+        var number = 0, index = found.upperBound, digits = 0
+        while index < frame.endIndex, (48...57).contains(frame[index]), digits < 9 {
+            number = number * 10 + Int(frame[index] - 48)
+            index += 1
+            digits += 1
+        }
+        return digits > 0 ? number : nil
+    }
+
+    /// Whether the current drive sights `device`.
+    private func isSighted(_ device: Int) -> Bool {
+        guard let active else { return true }
+        return (device - active.start + ids.count) % ids.count < active.count
     }
 
     /// One `ingest.batch` request, written by hand (the generator must outrun the platform):
@@ -119,7 +176,8 @@ final class Driver {
                 cafe = beacons[freshCounter % beacons.count]
             } else {
                 // A device stays at its café: steady state is sightings that change nothing.
-                let device = cursor % ids.count
+                let sighted = active ?? Cycle(start: 0, count: ids.count)
+                let device = (sighted.start + cursor % sighted.count) % ids.count
                 id = ids[device]
                 cursor += 1
                 cafe = beacons[device % beacons.count]

@@ -1,0 +1,89 @@
+import Messages
+
+/// Cuts a shard's sightings into `sighting.batch` messages that each stay within a count and an
+/// encoded-byte budget, in the order they were taken.
+///
+/// The bytes are a bound, not a measurement: each sighting is charged the longest JSON its field
+/// values could give (numbers at their widest, its device id and UUID at their quoted length), so
+/// no sighting is encoded twice on the hot path and no message can come out over the budget. The
+/// consumers refuse a frame over their `--max-message-bytes` and dead-letter it whole; a budget
+/// set to theirs means every message gets through.
+public struct SightingBatchSplitter: Sendable {
+    /// The most encoded bytes one message may have (envelope included).
+    public let maxBytes: Int
+    /// The most sightings one message may carry.
+    public let maxCount: Int
+    /// What the envelope around the sightings may take: `{"body":{"sightings":[]},…}` with the
+    /// longest id, sequence number and time this process writes.
+    public let envelopeBytes: Int
+
+    /// A splitter for messages of at most `maxBytes` and `maxCount`, around an envelope of at most `envelopeBytes`.
+    public init(maxBytes: Int, maxCount: Int = SightingBatch.maxCount, envelopeBytes: Int) {
+        precondition(maxCount > 0, "a batch carries at least one sighting")
+        self.maxBytes = maxBytes
+        self.maxCount = maxCount
+        self.envelopeBytes = envelopeBytes
+    }
+
+    /// The envelope bound for `source`'s best-effort sighting batches: an empty batch's envelope
+    /// with the widest id (a 13-character random prefix, the stream, the largest sequence number)
+    /// and time it can carry.
+    public static func envelopeBytes(source: String, stream: String) -> Int {
+        let widest = Envelope(type: .sightingBatch, id: String(repeating: "z", count: 13) + "-" + stream + "-" + String(UInt64.max), source: source,
+                              stream: stream, seq: UInt64.max, time: Timestamp(milliseconds: 253_402_300_799_999), body: .sightings(SightingBatch(sightings: [])))
+        return Wire.encode(widest).count
+    }
+
+    /// The ranges of `sightings` that go as one message each. A sighting too large for the budget
+    /// on its own goes alone (its consumer decides): with beacon-ingest's validated fields (a
+    /// device id of at most 64 characters, a canonical UUID) one fits in 1,024 bytes.
+    public func ranges(of sightings: [Sighting]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        var bytes = envelopeBytes
+        for index in sightings.indices {
+            // One comma between elements.
+            let cost = Self.bytesBound(of: sightings[index]) + (index > start ? 1 : 0)
+            if index > start && (bytes + cost > maxBytes || index - start >= maxCount) {
+                ranges.append(start..<index)
+                start = index
+                bytes = envelopeBytes + Self.bytesBound(of: sightings[index])
+            } else {
+                bytes += cost
+            }
+        }
+        if start < sightings.count { ranges.append(start..<sightings.count) }
+        return ranges
+    }
+
+    /// At most the bytes of `sighting`'s JSON: the fixed members at their widest, plus its strings quoted.
+    public static func bytesBound(of sighting: Sighting) -> Int {
+        widestWithoutStrings + quotedLength(sighting.deviceId) + quotedLength(sighting.beacon.uuid)
+    }
+
+    /// A sighting with empty strings and every number at its widest (the longest `Double` text is
+    /// 24 characters, as "-2.2250738585072014e-308"), less its two empty quoted strings.
+    static let widestWithoutStrings: Int = {
+        let wide = -2.2250738585072014e-308
+        let sighting = Sighting(deviceId: "", beacon: BeaconIdentity(uuid: "", major: 65_535, minor: 65_535), rssi: -127, measuredPower: -127,
+                                accuracy: wide, proximity: .immediate, observedAt: Timestamp(milliseconds: 253_402_300_799_999),
+                                meanRssi: wide, readings: Sighting.readingsRange.upperBound)
+        let probe = Envelope(type: .sightingBatch, id: "i", source: "s", stream: "s", seq: 1, time: Timestamp(milliseconds: 0), body: .sightings(SightingBatch(sightings: [sighting])))
+        let empty = Envelope(type: .sightingBatch, id: "i", source: "s", stream: "s", seq: 1, time: Timestamp(milliseconds: 0), body: .sightings(SightingBatch(sightings: [])))
+        return Wire.encode(probe).count - Wire.encode(empty).count - 4
+    }()
+
+    /// The bytes `text` takes as a JSON string: its quotes, and an escape for every quote,
+    /// backslash and control character (six for those without a short form).
+    static func quotedLength(_ text: String) -> Int {
+        var length = 2
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22, 0x5C, 0x0A, 0x0D, 0x09: length += 2
+            case 0..<0x20: length += 6
+            default: length += 1
+            }
+        }
+        return length
+    }
+}
