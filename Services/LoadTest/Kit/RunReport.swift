@@ -101,7 +101,7 @@ public struct RunReport: Codable, Sendable {
         public var errors: [String: Int]
         public var lostAt: [String: Int]
         public var bumpRetries: Int
-        /// Placed orders bumped without their `kitchen.paced` seen within 50 ms (the run's bus watch missed it).
+        /// Orders whose refused bumps were sent again without their `kitchen.paced` seen within 50 ms.
         public var kitchenWaitsExpired: Int
         public var windowRetries: Int
         /// Requests sent again unchanged (the same idempotency key) after no reply came, in all and by op.
