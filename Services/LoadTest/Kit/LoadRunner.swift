@@ -80,7 +80,7 @@ final class LoadRunner {
         try sub.setLinger(milliseconds: 0)
         // Nothing may be dropped on our side, or the run would report the platform's loss wrongly.
         try sub.setReceiveHighWaterMark(0)
-        for prefix in ["region.event.", "notify.delivery.", "heartbeat."] { try sub.subscribe(prefix) }
+        for prefix in ["region.event.", "notify.delivery.", "kitchen.paced.", "heartbeat."] { try sub.subscribe(prefix) }
         try security.connectToBus(sub, peer: settings.busSub)
         var orderingPhones = settings.orderRate > 0 ? min(settings.devices, max(1, Int((settings.orderRate * (settings.warmup + settings.duration)).rounded(.up)))) : 0
         if security.isDeployed { orderingPhones = min(orderingPhones, OrderClients.deployedPhoneLimit) }
@@ -210,6 +210,10 @@ final class LoadRunner {
                           let kind = NotificationKind(rawValue: note.body.kind)
                     else { continue }
                     orders.notified(orderId: orderId, kind: kind, now: now)
+                } else if frames[0].starts(with: Array("kitchen.paced.".utf8)) {
+                    // The kitchen's screen has the order's tickets: bump them now.
+                    guard let paced = try? JSONDecoder().decode(KitchenPacedHead.self, from: frames[1]) else { continue }
+                    try orders.kitchenShows(orderId: paced.body.orderId, now: now)
                 }
             }
         }
@@ -320,7 +324,7 @@ final class LoadRunner {
                                                   unexpected: a.unexpected, cancelled: a.cancelled, latencyMs: LatencySummary(arrivals.latency))
         let o = orders.counts
         let orderReport = RunReport.Orders(targetPerSecond: settings.orderRate, started: o.started, placed: o.placed, notified: o.notified, failed: o.failed,
-                                           lost: o.lost, errors: o.errors, lostAt: o.lostAt, bumpRetries: o.bumpRetries, windowRetries: o.windowRetries,
+                                           lost: o.lost, errors: o.errors, lostAt: o.lostAt, bumpRetries: o.bumpRetries, kitchenWaitsExpired: o.kitchenWaitsExpired, windowRetries: o.windowRetries,
                                            resent: o.resent.values.reduce(0, +), resentByOp: o.resent, latencyMs: LatencySummary(orders.latency))
         return RunReport(
             settings: .init(runId: runID, rate: settings.rate, duration: settings.duration, warmup: settings.warmup, devices: settings.devices,

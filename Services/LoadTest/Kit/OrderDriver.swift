@@ -5,7 +5,10 @@ import Metrics
 
 /// Orders at a constant rate, each taken from its intended start to the "ready" notification:
 /// reserve a pickup place, place the order (app channel, payment token), bump every kitchen ticket
-/// as soon as the kitchen has it, and wait for `notify.delivery.<device>.` with the order id.
+/// as soon as the kitchen shows it, and wait for `notify.delivery.<device>.` with the order id.
+/// Tickets are bumped when the place reply comes; one the kitchen does not have yet is bumped
+/// again when the order's `kitchen.paced` comes off the bus (kitchen-display commits the tickets
+/// and that event together, as a chef's screen shows them), not after a fixed retry interval.
 /// Latency runs from the order's intended start (start + k / rate), never from when it was sent.
 final class OrderDriver {
     /// What a reply on the order or kitchen socket answers.
@@ -44,6 +47,8 @@ final class OrderDriver {
         var failed = 0
         var lost = 0
         var bumpRetries = 0
+        /// Orders whose refused bumps were sent again without their `kitchen.paced` seen within `kitchenWait`.
+        var kitchenWaitsExpired = 0
         var windowRetries = 0
         /// Requests sent again, unchanged, after no reply came (a service killed with them in flight), by op.
         var resent: [String: Int] = [:]
@@ -64,6 +69,13 @@ final class OrderDriver {
     private var tracked: [Tracked] = []
     private var byOrderId: [String: Int] = [:]
     private var bumpRetries: [(due: Double, order: Int, ticket: String)] = []
+    /// Placed orders whose tickets wait for the kitchen's `kitchen.paced`, with the time to bump
+    /// them anyway (a run against a kitchen that announces nothing still finishes).
+    private var awaitingKitchen: [Int: (due: Double, tickets: Set<String>)] = [:]
+    /// Order ids whose `kitchen.paced` was seen (bounded: cleared past 10,000; the wait's end covers a loss).
+    private var shown: Set<String> = []
+    /// How long a ticket the kitchen did not have waits for the order's `kitchen.paced`.
+    static let kitchenWait = 0.05
     /// Tickets whose bump was sent more than once: the first may have been applied before its reply was lost.
     private var resentBumps: Set<String> = []
     private(set) var latency = Histogram()
@@ -94,7 +106,7 @@ final class OrderDriver {
     }
 
     /// The earliest bump retry, if any.
-    var nextRetry: Double? { bumpRetries.map(\.due).min() }
+    var nextRetry: Double? { (bumpRetries.map(\.due) + awaitingKitchen.values.map(\.due)).min() }
 
     /// Orders not yet notified, failed or given up.
     var inFlight: Int { tracked.count - counts.notified - counts.failed - counts.lost }
@@ -116,6 +128,23 @@ final class OrderDriver {
         for retry in due where !tracked[retry.order].finished {
             try bump(retry.order, ticket: retry.ticket, now: now)
         }
+        for (number, wait) in awaitingKitchen where wait.due <= now {
+            counts.kitchenWaitsExpired += 1
+            try bumpAll(number, now: now)
+        }
+    }
+
+    /// The kitchen announced an order (`kitchen.paced`): its tickets are on the screen, bump them.
+    func kitchenShows(orderId: String, now: Double) throws {
+        if shown.count >= 10_000 { shown.removeAll() }
+        shown.insert(orderId)
+        if let number = byOrderId[orderId] { try bumpAll(number, now: now) }
+    }
+
+    /// Bumps again the tickets of an order that waited for the kitchen.
+    private func bumpAll(_ number: Int, now: Double) throws {
+        guard let wait = awaitingKitchen.removeValue(forKey: number), !tracked[number].finished else { return }
+        for ticket in wait.tickets.sorted() { try bump(number, ticket: ticket, now: now) }
     }
 
     private func hasPlace(_ cafe: String) -> Bool { windows[cafe]?.contains { $0.remaining > 0 } ?? false }
@@ -189,7 +218,12 @@ final class OrderDriver {
                     // deployed mode a kitchen is told "forbidden" for a ticket it does not hold,
                     // so as not to learn other cafés' ids; the run's kitchen key is the order's café's.
                     counts.bumpRetries += 1
-                    bumpRetries.append((now + 0.005, number, ticket))
+                    if let orderId = tracked[number].orderId, !shown.contains(orderId) {
+                        // Bumped again when the kitchen announces the order (or after `kitchenWait`).
+                        awaitingKitchen[number, default: (now + Self.kitchenWait, [])].tickets.insert(ticket)
+                    } else {
+                        bumpRetries.append((now + 0.005, number, ticket))
+                    }
                 } else {
                     fail(number, code: code)
                 }

@@ -103,6 +103,8 @@ public struct RunReport: Codable, Sendable {
         public var errors: [String: Int]
         public var lostAt: [String: Int]
         public var bumpRetries: Int
+        /// Orders whose refused bumps were sent again without their `kitchen.paced` seen within 50 ms.
+        public var kitchenWaitsExpired: Int
         public var windowRetries: Int
         /// Requests sent again unchanged (the same idempotency key) after no reply came, in all and by op.
         public var resent: Int

@@ -66,3 +66,12 @@ struct NotificationHead: Decodable {
 
     var body: Body
 }
+
+/// The part of a `kitchen.paced` envelope the run needs: the order whose tickets the kitchen now shows.
+struct KitchenPacedHead: Decodable {
+    struct Body: Decodable {
+        var orderId: String
+    }
+
+    var body: Body
+}
