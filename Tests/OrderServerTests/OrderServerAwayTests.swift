@@ -28,10 +28,10 @@ struct OrderServerAwayTests {
         let seen = h.clock.now().adding(seconds: -120)
         try h.service.consume(Self.region("caffe-macs.approach", .unsatisfied, at: seen))
         try h.service.consume(Self.region("macs-coffee.approach", .unsatisfied, device: "phone-2", at: seen))
-        let order = try Self.appOrder(h, key: "away-1")
+        let order = try Self.appOrder(h, key: "away-key-01")
         #expect(order.awayAt == seen && order.awayWalkSeconds == 131)
-        #expect(try Self.appOrder(h, key: "away-2", device: "phone-2").awayAt == nil, "phone-2 was away from another café")
-        #expect(try Self.appOrder(h, key: "away-3", device: "phone-3").awayAt == nil, "nothing known of phone-3")
+        #expect(try Self.appOrder(h, key: "away-key-02", device: "phone-2").awayAt == nil, "phone-2 was away from another café")
+        #expect(try Self.appOrder(h, key: "away-key-03", device: "phone-3").awayAt == nil, "nothing known of phone-3")
     }
 
     @Test("coming near, going unknown, or withdrawing location forgets it", arguments: ["satisfied", "unknown", "purged"])
@@ -45,7 +45,7 @@ struct OrderServerAwayTests {
         default:
             try h.service.consume(Self.region("caffe-macs.approach", ConditionState(rawValue: how)!, at: h.clock.now()))
         }
-        #expect(try Self.appOrder(h, key: "near-1").awayAt == nil)
+        #expect(try Self.appOrder(h, key: "near-key-01").awayAt == nil)
         #expect(try h.count("SELECT count(*) AS n FROM device_away") == 0)
     }
 
