@@ -78,9 +78,11 @@ final class PacingRun {
         defer { [ingest, orders, kitchen].forEach { $0.close() } }
         try Bench.awaitHealthy([(ingest, "beacon-ingest"), (orders, "order-service"), (kitchen, "kitchen-display")], logsIn: root)
 
-        // The two windows the pairs order for: the first at least half a window away. An early
-        // customer whose walk would have begun before the run is already on the way, nearer.
-        let earliest = Double(plan.scale.windowMinutes * 30)
+        // The two windows the pairs order for, the orders placed a fixed lead (one and a half
+        // windows) before the first: windows are on the clock's grid, and a lead that followed the
+        // wall clock (150–450 s) changed who is already on the way, so seeded runs differed. An
+        // early customer whose walk would have begun before the orders is already on the way, nearer.
+        let earliest = Double(plan.scale.windowMinutes * 90)
         let windows = try orders.call(Op.windowsList, WindowsRequest(cafeId: PacingPlan.paced, locale: "en_US", count: 96), as: WindowsReply.self).windows
         let now = Timestamp(Date())
         guard let first = windows.firstIndex(where: { $0.start.seconds(since: now) >= earliest }), first + 1 < windows.count else {
@@ -88,6 +90,7 @@ final class PacingRun {
         }
         let starts = [windows[first].start, windows[first + 1].start]
         let startClock = starts.map { clock + $0.seconds(since: now) }
+        while clock < startClock[0] - earliest { usleep(200_000) }
 
         // The walks: each customer's departure and arrival on this run's clock.
         let arrivals = plan.customers.map { startClock[$0.window] + $0.arrivalOffset }
