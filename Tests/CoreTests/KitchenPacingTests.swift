@@ -11,12 +11,14 @@ struct KitchenPacingTests {
     }
 
     /// A burger (240 s) and fries (180 s) at the grill, a latte (60 s) at the bar.
-    static func order(channel: OrderChannel = .app, paced: Bool? = true, approachedAt: Double? = nil, walk: Double = 120) -> OrderSnapshot {
+    static func order(channel: OrderChannel = .app, paced: Bool? = true, approachedAt: Double? = nil, walk: Double = 120,
+                      awayWalk: Int? = nil) -> OrderSnapshot {
         OrderSnapshot(orderId: "ord-1", cafeId: "caffe-macs", cafeName: "Caffè Macs", timeZone: "America/Los_Angeles", currency: "USD",
                       channel: channel, userId: "u1", deviceId: "phone-1", state: .accepted,
                       lines: [line("burger", station: "grill", prep: 240), line("fries", station: "grill", prep: 180), line("latte", station: "bar", prep: 60)],
                       total: 300, pickupStart: .at(1200), pickupEnd: .at(1800), placedAt: t0, customerHere: false, paced: paced,
-                      approachedAt: approachedAt.map(Timestamp.at), expectedArrivalAt: approachedAt.map { .at($0 + walk) })
+                      approachedAt: approachedAt.map(Timestamp.at), expectedArrivalAt: approachedAt.map { .at($0 + walk) },
+                      awayAt: awayWalk.map { _ in .at(-30) }, awayWalkSeconds: awayWalk)
     }
 
     /// The order placed at `placed`, paced as the kitchen does on `order.placed`.
@@ -118,5 +120,48 @@ struct KitchenPacingTests {
                        ticket("rush-held", fire: 2000, rush: true)]
         #expect(TicketBoard.sorted(tickets, at: .at(500)).map(\.ticketId)
                 == ["rush-held", "overdue", "here", "fired-earlier", "fired", "held-soon", "held-later"])
+    }
+
+    @Test("a customer known outside the approach area: what the walk covers waits for the approach, bounded by the window's end; longer items keep the window")
+    func away() throws {
+        // A 200 s walk covers the 60 s latte but not the 240 s burger.
+        let order = Self.order(awayWalk: 200)
+        let tickets = TicketBoard.tickets(for: order, at: .at(0))
+        let paced = try #require(Pacing.paced(after: .orderPlaced, order: order, tickets: tickets, at: .at(0)))
+        #expect(paced.pacing.target == .at(1800) && paced.pacing.reason == .away)
+        #expect(Self.fires(paced.tickets) == ["grill": 960, "bar": 1740], "the burger as at the window; the latte held until the window's end")
+        // At the window's start the burger is fired, the latte still held: nobody is near yet.
+        #expect(!Pacing.isHeld(paced.tickets[0], at: .at(960)) && Pacing.isHeld(paced.tickets[1], at: .at(1200)))
+        // They come near at 1300 (walk 200 s): the target follows them, the latte fires to finish on their arrival.
+        var cooking = paced.tickets
+        cooking[0].state = .inProgress
+        let approach = try #require(Pacing.paced(after: .orderApproaching, order: Self.order(approachedAt: 1300, walk: 200, awayWalk: 200),
+                                                 tickets: cooking, at: .at(1300)))
+        #expect(approach.pacing.target == .at(1500) && approach.pacing.reason == .approach && approach.pacing.previousTarget == .at(1800))
+        #expect(Self.fires(approach.tickets)["bar"] == 1440)
+        // Never a word of them: the latte still fires, to be ready by the window's end.
+        #expect(!Pacing.isHeld(paced.tickets[1], at: .at(1740)))
+    }
+
+    @Test("a walk that covers every item holds the whole order; one that covers none holds nothing past the window", arguments: [
+        // (walk, grill fire, bar fire)
+        (300, 1560.0, 1740.0),
+        (30, 960, 1140),
+        (-5, 960, 1140),            // nonsense from the wire covers nothing
+        (1_000_000, 1560, 1740),    // clamped, and everything is covered anyway
+    ])
+    func awayCover(walk: Int, grill: Double, bar: Double) throws {
+        let order = Self.order(awayWalk: walk)
+        let paced = try #require(Pacing.paced(after: .orderPlaced, order: order, tickets: TicketBoard.tickets(for: order, at: .at(0)), at: .at(0)))
+        #expect(Self.fires(paced.tickets) == ["grill": grill, "bar": bar])
+    }
+
+    @Test("away is for paced app orders only: an unpaced café, a kiosk and an App Clip ignore it")
+    func awayOnlyPaced() throws {
+        for (channel, paced, reason) in [(OrderChannel.app, false as Bool?, PacingReason.window), (.kiosk, true, .immediate), (.appClip, true, .immediate)] {
+            let order = Self.order(channel: channel, paced: paced, awayWalk: 200)
+            let decision = try #require(Pacing.paced(after: .orderPlaced, order: order, tickets: TicketBoard.tickets(for: order, at: .at(0)), at: .at(0)))
+            #expect(decision.pacing.reason == reason, "\(channel)")
+        }
     }
 }

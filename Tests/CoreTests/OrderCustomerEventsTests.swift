@@ -19,6 +19,20 @@ struct OrderCustomerEventsTests {
         #expect(OrderCustomerEvents.arrivalCafe(event) == cafe)
     }
 
+    @Test("a campus approach-area decision says whether the phone is known outside the café's approach area", arguments: [
+        (event(identifier: "caffe-macs.approach", state: .unsatisfied), "caffe-macs", true),
+        (event(identifier: "caffe-macs.approach", state: .satisfied), "caffe-macs", false),
+        (event(identifier: "caffe-macs.approach", state: .unknown), "caffe-macs", false),
+        (event(identifier: "caffe-macs.area", state: .unsatisfied), nil, false),
+        (event(identifier: "caffe-macs", state: .unsatisfied), nil, false),
+        (event(identifier: ".approach", state: .unsatisfied), nil, false),
+        (event(monitor: "wayfinding", identifier: "caffe-macs.approach", state: .unsatisfied), nil, false),
+    ] as [(RegionEvent, String?, Bool)])
+    func approachDecision(event: RegionEvent, cafe: String?, outside: Bool) {
+        let decision = OrderCustomerEvents.approachDecision(event)
+        #expect(decision?.cafeId == cafe && (decision?.outside ?? false) == outside)
+    }
+
     @Test("an arrival marks each open order once, with an order.arrived event and no audit row")
     func arrival() {
         let orders = [F.order(.accepted, id: "ord-1"), F.order(.ready, id: "ord-2", customerHere: true), F.order(.preparing, id: "ord-3")]

@@ -27,7 +27,7 @@ struct OrderStoreMigrationTests {
             """)
         let store = OrderStore(db: db)
         try store.migrate()
-        #expect(try db.schemaVersion(of: "order-service") == 3)
+        #expect(try db.schemaVersion(of: "order-service") == 4, "and on to version 4 (device_away, for pacing)")
         #expect(try store.idempotency("key-0001")?.reply == Data("{}".utf8))
         #expect(try store.history("ord-a", current: .accepted).map(\.to) == [.placed, .accepted])
         #expect(try store.history("ord-b", current: .placed).map(\.at) == [Timestamp(milliseconds: 2)])

@@ -10,9 +10,15 @@ import Messages
 /// - app orders: the pickup window's start (`window`), never earlier than the kitchen can make it;
 /// - a paced app order whose customer enters the café's approach area: their expected arrival
 ///   (`approach`), earlier or later than the window, never earlier than the kitchen can make it;
-/// - a paced app order whose customer arrives: as soon as the kitchen can (`arrival`).
+/// - a paced app order whose customer arrives: as soon as the kitchen can (`arrival`);
+/// - a paced app order whose customer's phone was known outside the approach area when it came
+///   (`awayAt`): the window's end (`away`). A ticket the walk from the area's edge covers (prep at
+///   most `awayWalkSeconds`) then waits for the approach, which moves the target to their arrival,
+///   and at worst is ready at the window's end; a longer ticket keeps the window's start less its
+///   prep, since even a customer who set off at once would wait for it.
 ///
-/// Without a word of the customer the target stays at the window's start. Only tickets not yet
+/// Without a word of the customer the target stays at the window's start: a phone that shares
+/// nothing is never held past it. Only tickets not yet
 /// started count for "can make it": a station already cooking is not held back. Every time is
 /// the order event's, so a queue rebuilt by replay gets the same targets.
 public enum Pacing {
@@ -37,6 +43,7 @@ public enum Pacing {
         switch type {
         case .orderPlaced:
             if order.channel != .app { return (earliest, .immediate, nil) }
+            if paced, order.awayAt != nil, order.awayWalkSeconds != nil { return (max(order.pickupEnd, earliest), .away, nil) }
             return (max(order.pickupStart, earliest), .window, nil)
         case .orderApproaching where paced:
             guard let expected = order.expectedArrivalAt else { return nil }
@@ -48,12 +55,22 @@ public enum Pacing {
         }
     }
 
+    /// The longest walk an away hold trusts, seconds (the catalog's bound on `walkSeconds`): the
+    /// snapshot's figure is clamped to it where it is used.
+    public static let maxAwayWalkSeconds = 1800
+
     /// The tickets with the order's target and each one's fire time: the target less its prep.
-    public static func fired(_ tickets: [Ticket], target: Timestamp) -> [Ticket] {
+    /// Held for an away customer (`holdingWalk`, with the window's start), a ticket longer than
+    /// the walk fires at the window's start less its prep instead: the walk cannot cover it.
+    public static func fired(_ tickets: [Ticket], target: Timestamp, holdingWalk walk: Int? = nil, windowStart: Timestamp? = nil) -> [Ticket] {
         tickets.map { ticket in
             var next = ticket
+            let prep = Double(ticket.prepSeconds ?? 0)
             next.targetReadyAt = target
-            next.fireAt = target.adding(seconds: -Double(ticket.prepSeconds ?? 0))
+            next.fireAt = target.adding(seconds: -prep)
+            if let walk, let windowStart, Int(prep) > min(max(0, walk), maxAwayWalkSeconds) {
+                next.fireAt = min(target, windowStart).adding(seconds: -prep)
+            }
             return next
         }
     }
@@ -66,7 +83,8 @@ public enum Pacing {
         guard !current.isEmpty, let decision = target(after: type, order: order, tickets: current, at: time) else { return nil }
         let previous = current.first?.targetReadyAt
         if previous == decision.target, type != .orderPlaced { return nil }
-        let tickets = fired(current, target: decision.target)
+        let holding = decision.reason == .away ? order.awayWalkSeconds : nil
+        let tickets = fired(current, target: decision.target, holdingWalk: holding, windowStart: order.pickupStart)
         let fires = tickets.filter { $0.state == .new }.map { KitchenPacing.StationFire(ticketId: $0.ticketId, station: $0.station, fireAt: $0.fireAt ?? decision.target) }
         let pacing = KitchenPacing(orderId: order.orderId, cafeId: order.cafeId, target: decision.target, previousTarget: type == .orderPlaced ? nil : previous,
                                    reason: decision.reason, expectedArrival: decision.expectedArrival, fires: fires, at: time)

@@ -21,6 +21,17 @@ public enum OrderCustomerEvents {
         return cafe.isEmpty || cafe.contains(".") ? nil : String(cafe)
     }
 
+    /// The café whose approach area a campus region event decides, and whether it says the device
+    /// is known outside it: `unsatisfied` is decided from a fix (a precise one wholly outside, or
+    /// an approximate one wholly outside even with its 1 km uncertainty); `satisfied` and `unknown`
+    /// are not "outside". Nil for any other event.
+    public static func approachDecision(_ event: RegionEvent) -> (cafeId: String, outside: Bool)? {
+        guard event.monitor == CampusCatalog.monitorName, event.identifier.hasSuffix(".approach") else { return nil }
+        let cafe = event.identifier.dropLast(".approach".count)
+        guard !cafe.isEmpty, !cafe.contains(".") else { return nil }
+        return (String(cafe), event.state == .unsatisfied)
+    }
+
     /// The effects of the device entering the approach area of the café of `orders` (its open
     /// orders there): each app order the kitchen still has to make, whose customer is neither
     /// here nor already seen approaching, gets `approachedAt`, `expectedArrivalAt` (approach plus

@@ -41,9 +41,10 @@ public enum OrderPlacement {
     }
 
     /// The new order on the reservation it spends (`ReservationRules.spend`), accepted at once:
-    /// the payment token is recorded with it. `orderId` comes from the caller (ids are not rules).
+    /// the payment token is recorded with it. `orderId` comes from the caller (ids are not rules);
+    /// so does `away`, the phone known outside the approach area, which the order carries.
     public static func decide(_ request: PlaceOrderRequest, _ checked: Checked, reservation: ReservationRecord?, orderId: String,
-                              now: Timestamp) throws(ServiceError) -> OrderEffects {
+                              now: Timestamp, away: (at: Timestamp, walkSeconds: Int)? = nil) throws(ServiceError) -> OrderEffects {
         let cafe = checked.cafe
         let spent = try ReservationRules.spend(reservation, id: request.reservationId, cafe: cafe, userId: request.userId, now: now)
         let start = spent.windowStart
@@ -53,7 +54,8 @@ public enum OrderPlacement {
             lines: checked.lines, total: checked.total, pickupStart: start,
             pickupEnd: start.adding(seconds: PickupCalendar(cafe: cafe).windowSeconds), placedAt: now, customerHere: false,
             clipCode: request.clip?.url, paced: cafe.isPaced,
-            noShowAt: start.adding(seconds: PickupCalendar(cafe: cafe).windowSeconds + Double(cafe.pickup.graceMinutes * 60)))
+            noShowAt: start.adding(seconds: PickupCalendar(cafe: cafe).windowSeconds + Double(cafe.pickup.graceMinutes * 60)),
+            awayAt: away?.at, awayWalkSeconds: away?.walkSeconds)
         var effects = OrderEffects(order: placed, at: now)
         effects.placement = OrderPlacementRecord(reservationId: request.reservationId, paymentToken: request.paymentToken)
         effects.audit.append(OrderAudit(orderId: orderId, from: nil, to: .placed, actor: .customer, reason: nil, at: now))

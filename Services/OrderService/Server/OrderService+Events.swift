@@ -16,7 +16,12 @@ extension OrderService {
         case .purged(let purged):
             // Location authorization withdrawn: drop what we derived from the device's location.
             try store.clearNearest(deviceId: purged.deviceId)
+            try store.clearAway(deviceId: purged.deviceId)
         case .region(let event):
+            // Whether the phone is known outside a café's approach area, for the orders it places there.
+            if let decision = OrderCustomerEvents.approachDecision(event) {
+                try store.setAway(deviceId: event.deviceId, cafeId: decision.cafeId, at: decision.outside ? event.date : nil)
+            }
             // A customer entering the café of one of their open orders: the kitchen sees "customer here".
             if let cafeId = OrderCustomerEvents.arrivalCafe(event) {
                 let orders = try store.openOrders(deviceId: event.deviceId, cafeId: cafeId)

@@ -27,12 +27,21 @@ extension OrderService {
         if let clip = request.clip, let deviceId = request.deviceId { try confirmClip(clip, deviceId: deviceId, cafe: checked.cafe) }
         return try events.write {
             let effects = try OrderPlacement.decide(request, checked, reservation: try store.reservation(request.reservationId),
-                                                    orderId: "ord_" + UUID().uuidString.lowercased(), now: now)
+                                                    orderId: "ord_" + UUID().uuidString.lowercased(), now: now, away: try away(request, cafe: checked.cafe))
             try apply(effects)
             let view = view(effects.order, locale: request.locale)
             try store.insert(IdempotencyRecord(key: request.idempotencyKey, request: canonical, reply: Wire.encode(view), createdAt: effects.at))
             return view
         }
+    }
+
+    /// For a paced app order: when the phone was last decided outside the café's approach area,
+    /// with the café's walk from its edge, if that is region-monitor's latest word (the kitchen
+    /// holds what the walk covers); nil otherwise.
+    func away(_ request: PlaceOrderRequest, cafe: Cafe) throws -> (at: Timestamp, walkSeconds: Int)? {
+        guard request.channel == .app, cafe.isPaced, let approach = cafe.approach, let deviceId = request.deviceId,
+              let at = try store.awayAt(deviceId: deviceId, cafeId: cafe.id) else { return nil }
+        return (at, approach.walkSeconds)
     }
 
     /// The App Clip's code and launch (`AppClipRules`), then region-monitor's word that the phone

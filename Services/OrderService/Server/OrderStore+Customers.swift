@@ -40,4 +40,26 @@ extension OrderStore {
         let upsert = "INSERT INTO last_cafe (user_id, cafe_id, at_ms) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET cafe_id = excluded.cafe_id, at_ms = excluded.at_ms"
         try db.run(last.keepsNewer ? upsert + " WHERE excluded.at_ms >= last_cafe.at_ms" : upsert, last.userId, last.cafeId, last.at.milliseconds)
     }
+
+    /// When region-monitor decided the device outside the café's approach area, if that is its
+    /// latest word on it (`device_away`); nil when it is inside, unknown or never decided.
+    func awayAt(deviceId: String, cafeId: String) throws -> Timestamp? {
+        try db.query("SELECT at_ms FROM device_away WHERE device_id = ? AND cafe_id = ?", deviceId, cafeId).first
+            .map { Timestamp(milliseconds: $0.int64("at_ms")) }
+    }
+
+    /// Records the device outside the café's approach area since `at`, or (nil) forgets it.
+    func setAway(deviceId: String, cafeId: String, at: Timestamp?) throws {
+        if let at {
+            try db.run("INSERT INTO device_away (device_id, cafe_id, at_ms) VALUES (?, ?, ?) ON CONFLICT(device_id, cafe_id) DO UPDATE SET at_ms = excluded.at_ms",
+                       deviceId, cafeId, at.milliseconds)
+        } else {
+            try db.run("DELETE FROM device_away WHERE device_id = ? AND cafe_id = ?", deviceId, cafeId)
+        }
+    }
+
+    /// Forgets every approach decision of the device (location authorization withdrawn).
+    func clearAway(deviceId: String) throws {
+        try db.run("DELETE FROM device_away WHERE device_id = ?", deviceId)
+    }
 }

@@ -94,5 +94,12 @@ extension OrderStore {
             DROP INDEX orders_state;
             CREATE INDEX orders_state ON orders (state, updated_ms);
             """),
+        // The latest approach-area decision per phone and café that says "outside" (region events),
+        // for pacing: one row per phone and café at most, deleted when the phone comes near or
+        // withdraws its location.
+        Migration(4, """
+            CREATE TABLE device_away (device_id TEXT NOT NULL, cafe_id TEXT NOT NULL, at_ms INTEGER NOT NULL,
+                PRIMARY KEY (device_id, cafe_id)) WITHOUT ROWID;
+            """),
     ]
 }

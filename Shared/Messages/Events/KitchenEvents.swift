@@ -30,6 +30,9 @@ public enum PacingReason: String, Codable, Sendable, CaseIterable {
     case approach
     /// The customer arrived at the café: as soon as the kitchen can make it.
     case arrival
+    /// The customer's phone was outside the approach area when the order came: the window's end,
+    /// so what their walk covers waits for them to come near; longer items keep the window's start.
+    case away
 }
 
 /// `kitchen.paced` on `kitchen.paced.<cafe>.`: the kitchen set or moved an order's target ready

@@ -97,6 +97,12 @@ public struct OrderSnapshot: Codable, Sendable, Equatable {
     public var approachedAt: Timestamp?
     /// When the customer is expected at the counter: approach plus the café's walk.
     public var expectedArrivalAt: Timestamp?
+    /// For a paced app order: when region-monitor last decided, from a fix, that the customer's
+    /// phone was outside the café's approach area, if that still held when the order was placed
+    /// (nil: nothing known, or the phone was inside). The kitchen holds what the walk covers.
+    public var awayAt: Timestamp?
+    /// With `awayAt`: the café's walk from its approach area's edge to the counter, seconds.
+    public var awayWalkSeconds: Int?
     /// When order-service escalated the order as overdue (`order.overdue`): not ready by the
     /// end of its window plus grace.
     public var overdueAt: Timestamp?
@@ -109,7 +115,7 @@ public struct OrderSnapshot: Codable, Sendable, Equatable {
 
     public init(orderId: String, cafeId: String, cafeName: String, timeZone: String, currency: String, channel: OrderChannel, userId: String?, deviceId: String?, state: OrderState, lines: [OrderLine], total: Int64, pickupStart: Timestamp, pickupEnd: Timestamp, placedAt: Timestamp, customerHere: Bool, clipCode: String? = nil,
                 paced: Bool? = nil, approachedAt: Timestamp? = nil, expectedArrivalAt: Timestamp? = nil, overdueAt: Timestamp? = nil, recalls: Int? = nil,
-                noShowAt: Timestamp? = nil) {
+                noShowAt: Timestamp? = nil, awayAt: Timestamp? = nil, awayWalkSeconds: Int? = nil) {
         self.orderId = orderId
         self.cafeId = cafeId
         self.cafeName = cafeName
@@ -132,6 +138,8 @@ public struct OrderSnapshot: Codable, Sendable, Equatable {
         self.overdueAt = overdueAt
         self.recalls = recalls
         self.noShowAt = noShowAt
+        self.awayAt = awayAt
+        self.awayWalkSeconds = awayWalkSeconds
     }
 }
 

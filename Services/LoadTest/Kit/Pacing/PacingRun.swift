@@ -13,9 +13,16 @@ import ZeroMQ
 /// shows `FIRE` and bumps it its prep time later. The order is ready at its last bump. Per order:
 /// how long food waited for its customer, and how long the customer waited for food.
 final class PacingRun {
+    /// One order's figures, times in seconds on the run's clock.
     struct Outcome {
         var cafe: String
         var customer: Int
+        /// Its window's start, and (from the plan) when the walk began and entered the approach area.
+        var windowStart = 0.0
+        var walkStart = 0.0
+        var approachEntry = 0.0
+        /// When the crew started the order's first station ticket (it showed `FIRE`).
+        var firedAt: Double?
         var readyAt: Double?
         var arrivedAt: Double?
         var foodWait: Double? { readyAt.flatMap { r in arrivedAt.map { a in max(0, a - r) } } }
@@ -27,8 +34,14 @@ final class PacingRun {
     private var processes: [Process] = []
     private let started = Date()
 
-    init(plan: PacingPlan) {
+    /// Whether phones stay silent until their walk begins (the first runs): the platform then knows
+    /// nothing of where a customer is when the order comes. Otherwise a phone reports where it is
+    /// (its desk, or on the way) as its order is placed, as an app sharing its location does.
+    let silentUntilWalk: Bool
+
+    init(plan: PacingPlan, silentUntilWalk: Bool = false) {
         self.plan = plan
+        self.silentUntilWalk = silentUntilWalk
         root = FileManager.default.temporaryDirectory.appendingPathComponent("cafe-pacing-\(getpid())")
     }
 
@@ -65,9 +78,11 @@ final class PacingRun {
         defer { [ingest, orders, kitchen].forEach { $0.close() } }
         try Bench.awaitHealthy([(ingest, "beacon-ingest"), (orders, "order-service"), (kitchen, "kitchen-display")], logsIn: root)
 
-        // The two windows the pairs order for: the first at least half a window away. An early
-        // customer whose walk would have begun before the run is already on the way, nearer.
-        let earliest = Double(plan.scale.windowMinutes * 30)
+        // The two windows the pairs order for, the orders placed a fixed lead (one and a half
+        // windows) before the first: windows are on the clock's grid, and a lead that followed the
+        // wall clock (150–450 s) changed who is already on the way, so seeded runs differed. An
+        // early customer whose walk would have begun before the orders is already on the way, nearer.
+        let earliest = Double(plan.scale.windowMinutes * 90)
         let windows = try orders.call(Op.windowsList, WindowsRequest(cafeId: PacingPlan.paced, locale: "en_US", count: 96), as: WindowsReply.self).windows
         let now = Timestamp(Date())
         guard let first = windows.firstIndex(where: { $0.start.seconds(since: now) >= earliest }), first + 1 < windows.count else {
@@ -75,14 +90,34 @@ final class PacingRun {
         }
         let starts = [windows[first].start, windows[first + 1].start]
         let startClock = starts.map { clock + $0.seconds(since: now) }
+        while clock < startClock[0] - earliest { usleep(200_000) }
+
+        // The walks: each customer's departure and arrival on this run's clock.
+        let arrivals = plan.customers.map { startClock[$0.window] + $0.arrivalOffset }
+        // Every phone shares its location; unless silent, it says where it is before ordering
+        // (at its desk, or nearer if its walk began before the run), and region-monitor's word
+        // reaches order-service before the order does.
+        for customer in plan.customers {
+            // A phone already inside the approach area says nothing yet: its first fix on the walk does.
+            let distance = min(customer.startDistance, customer.speed * (arrivals[customer.index] - clock))
+            let reports = !silentUntilWalk && distance > plan.scale.approachRadius
+            for cafe in [PacingPlan.paced, PacingPlan.unpaced] {
+                let device = "\(cafe)-\(customer.index)"
+                _ = try ingest.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .always, foreground: true)),
+                                    as: IngestResult.self)
+                if reports {
+                    _ = try ingest.call(Op.ingestReport, IngestReport(deviceId: device, fixes: [PacingPlan.fix(cafe: cafe, distance: distance, at: Timestamp(Date()))]),
+                                        as: IngestResult.self)
+                }
+            }
+        }
+        if !silentUntilWalk { usleep(2_000_000) }
 
         // Everyone orders now; the twins the same items for the same window.
         var orderIds: [String: (cafe: String, customer: Int)] = [:]
         for customer in plan.customers {
             for cafe in [PacingPlan.paced, PacingPlan.unpaced] {
                 let device = "\(cafe)-\(customer.index)"
-                _ = try ingest.call(Op.ingestReport, IngestReport(deviceId: device, status: DeviceStatusReport(authorization: .always, foreground: true)),
-                                    as: IngestResult.self)
                 let held = try orders.call(Op.windowReserve, ReserveRequest(cafeId: cafe, start: starts[customer.window], userId: device, locale: "en_US"),
                                            as: ReservationView.self)
                 let placed = try orders.call(Op.orderPlace, PlaceOrderRequest(
@@ -95,9 +130,11 @@ final class PacingRun {
         progress("\(orderIds.count) orders placed for windows at +\(Int(startClock[0]))s and +\(Int(startClock[1]))s")
 
         var outcomes: [String: Outcome] = [:]
-        for (id, who) in orderIds { outcomes[id] = Outcome(cafe: who.cafe, customer: who.customer) }
-        // The walks: each customer's departure and arrival on this run's clock.
-        let arrivals = plan.customers.map { startClock[$0.window] + $0.arrivalOffset }
+        for (id, who) in orderIds {
+            let customer = plan.customers[who.customer], arrival = arrivals[who.customer]
+            outcomes[id] = Outcome(cafe: who.cafe, customer: who.customer, windowStart: startClock[customer.window], walkStart: arrival - customer.walkSeconds,
+                                   approachEntry: arrival - plan.scale.approachRadius / customer.speed)
+        }
         var nextFix = plan.customers.map { arrivals[$0.index] - $0.walkSeconds }
         var started: [String: Double] = [:]
         var bumped = Set<String>()
@@ -126,11 +163,13 @@ final class PacingRun {
             // The crew, once a second: start what the screen fires, bump what has cooked its prep time.
             if t - lastPoll >= 1 {
                 lastPoll = t
-                let tickets = try kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets
+                // A kitchen slow to answer on a busy machine costs this poll, not the run.
+                let tickets = (try? kitchen.call(Op.kdsTickets, TicketsQuery(), as: TicketsReply.self).tickets) ?? []
                 for ticket in tickets {
                     if ticket.state == .new, ticket.firing != .hold {
                         _ = try? kitchen.call(Op.kdsStart, TicketCommand(ticketId: ticket.ticketId), as: TicketView.self)
                         started[ticket.ticketId] = t
+                        if let id = ticket.ticketId.split(separator: ":").first.map(String.init), outcomes[id]?.firedAt == nil { outcomes[id]?.firedAt = t }
                     } else if ticket.state == .inProgress, let since = started[ticket.ticketId], t - since >= Double(ticket.prepSeconds ?? 0) {
                         _ = try? kitchen.call(Op.kdsBump, TicketCommand(ticketId: ticket.ticketId), as: TicketView.self)
                         bumped.insert(ticket.ticketId)
