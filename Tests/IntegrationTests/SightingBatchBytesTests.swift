@@ -12,7 +12,7 @@ import ZeroMQ
 struct SightingBatchBytesTests {
     @Test("with 2 KiB messages on the bus and region-monitor, 300 sightings of one request all arrive, each message within 2 KiB, none dead-lettered")
     func smallMessages() throws {
-        var platform = try Platform()
+        let platform = try Platform()
         defer { platform.stop() }
         let limit = 2_048
         platform.extraArguments["bus"] = ["--max-message-bytes", "\(limit)"]
