@@ -65,6 +65,19 @@ struct SightingBatchSplitterTests {
         }
     }
 
+    @Test("the validated bound covers the widest sighting beacon-ingest accepts, so a request it says fits goes whole and within budget")
+    func validatedBound() {
+        let widest = Self.sighting(9_999, wide: true)
+        #expect(widest.deviceId.utf8.count == 64)
+        #expect(SightingBatchSplitter.validatedSightingBytes >= Self.frame([widest]) - Self.frame([]))
+        let envelope = SightingBatchSplitter.envelopeBytes(source: "beacon-ingest", stream: "sighting")
+        let fits = envelope + 200 * (SightingBatchSplitter.validatedSightingBytes + 1)
+        let splitter = SightingBatchSplitter(maxBytes: fits, envelopeBytes: envelope)
+        let sightings = (0..<200).map { Self.sighting($0, wide: true) }
+        #expect(splitter.ranges(of: sightings) == [0..<200])
+        #expect(Self.frame(sightings) <= fits)
+    }
+
     @Test("a sighting too large for the budget on its own goes alone")
     func oversizeAlone() {
         let splitter = SightingBatchSplitter(maxBytes: 300, envelopeBytes: 250)

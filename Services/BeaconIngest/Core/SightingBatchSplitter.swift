@@ -34,10 +34,20 @@ public struct SightingBatchSplitter: Sendable {
         return Wire.encode(widest).count
     }
 
+    /// The most bytes a sighting beacon-ingest accepted can take: its device id is 1–64 token
+    /// characters (`TextRules.requireToken`, none escaped) and its UUID canonical (36).
+    public static let validatedSightingBytes = widestWithoutStrings + (64 + 2) + (36 + 2)
+
     /// The ranges of `sightings` that go as one message each. A sighting too large for the budget
-    /// on its own goes alone (its consumer decides): with beacon-ingest's validated fields (a
-    /// device id of at most 64 characters, a canonical UUID) one fits in 1,024 bytes.
+    /// on its own goes alone (its consumer decides): with beacon-ingest's validated fields one
+    /// fits in 1,024 bytes. When the count and the validated bound say the whole request fits
+    /// (always, at the default budget), no sighting is measured: this is the sighting path. That
+    /// bound takes a device id of at most 64 bytes to be a token, as beacon-ingest validated it.
     public func ranges(of sightings: [Sighting]) -> [Range<Int>] {
+        if !sightings.isEmpty && sightings.count <= maxCount && envelopeBytes + sightings.count * (Self.validatedSightingBytes + 1) <= maxBytes,
+           sightings.allSatisfy({ $0.deviceId.utf8.count <= 64 && $0.beacon.uuid.utf8.count == 36 }) {
+            return [sightings.indices]
+        }
         var ranges: [Range<Int>] = []
         var start = 0
         var bytes = envelopeBytes
