@@ -37,7 +37,7 @@ final class OrderStore {
     func unfinishedOrders(windowEndedBefore end: Timestamp) throws -> [OrderSnapshot] {
         try db.query("SELECT snapshot FROM orders WHERE state IN ('placed','accepted','preparing') AND json_extract(snapshot, '$.pickupEnd') < ?"
                      + " AND json_extract(snapshot, '$.overdueAt') IS NULL",
-                     end.rfc3339).map(Self.order).filter { $0.overdueAt == nil }
+                     end.rfc3339).map(Self.order)
     }
 
     /// The ready orders whose window ended before `end`, for the no-show timer. A grace is never
