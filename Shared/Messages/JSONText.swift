@@ -31,13 +31,13 @@ public enum JSONText {
     }
 
     /// Appends an integer's decimal digits, as JSONEncoder writes them, without making a String.
-    static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+    public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         appendInteger(value.magnitude, to: &out)
     }
 
     /// Appends an unsigned integer's decimal digits.
-    static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
+    public static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var rest = value, start = digits.count
             repeat {

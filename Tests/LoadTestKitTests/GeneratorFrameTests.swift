@@ -37,7 +37,7 @@ struct GeneratorFrameTests {
     @Test("integers as JSON writes them", arguments: [0, 7, -59, 65_535, -127, Int.max, Int.min + 1])
     func integers(value: Int) {
         var out: [UInt8] = []
-        SightingSchedule.appendInteger(value, to: &out)
+        JSONText.appendInteger(Int64(value), to: &out)
         #expect(String(decoding: out, as: UTF8.self) == String(value))
     }
 

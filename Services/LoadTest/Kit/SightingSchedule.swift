@@ -115,13 +115,13 @@ final class SightingSchedule {
         let stamp = timestamp(at: report.time)
         for (index, beacon) in report.beacons.enumerated() {
             raw(index > 0 ? #",{"major":"# : #"{"major":"#)
-            Self.appendInteger(beacon.major, to: &batch.bytes)
+            JSONText.appendInteger(Int64(beacon.major), to: &batch.bytes)
             raw(#","measuredPower":"#)
-            Self.appendInteger(PhoneFleet.measuredPower, to: &batch.bytes)
+            JSONText.appendInteger(Int64(PhoneFleet.measuredPower), to: &batch.bytes)
             raw(#","minor":"#)
-            Self.appendInteger(beacon.minor, to: &batch.bytes)
+            JSONText.appendInteger(Int64(beacon.minor), to: &batch.bytes)
             raw(#","rssi":"#)
-            Self.appendInteger(beacon.rssi, to: &batch.bytes)
+            JSONText.appendInteger(Int64(beacon.rssi), to: &batch.bytes)
             raw(#","timestamp":""#)
             batch.bytes.append(contentsOf: stamp)
             raw(#"","uuid":""#)
@@ -134,23 +134,6 @@ final class SightingSchedule {
         batch.sightings += report.beacons.count
         open[phone.shard] = batch
         if batch.reports >= batchSize { close(phone.shard, at: report.time) }
-    }
-
-    /// Appends an integer's decimal digits.
-    static func appendInteger(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var rest = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            out.append(contentsOf: buffer[(20 - count)...])
-        }
     }
 
     private func close(_ shard: Int, at intended: Double) {
