@@ -84,4 +84,26 @@ struct WALCheckpointerTests {
         defer { reopened.close() }
         #expect(try reopened.query("SELECT COUNT(*) AS n FROM t").first?.int("n") == 20)
     }
+
+    @Test("requests within the minimum interval are coalesced into one checkpoint; an urgent log or an explicit request is not held")
+    func coalesced() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        try temp.db.checkpointInBackground(thresholdPages: 4, minimumInterval: 3_600, urgentPages: 200)
+        let checkpointer = try #require(temp.db.backgroundCheckpoints)
+        try temp.db.execute("CREATE TABLE t (b BLOB)")
+        try temp.db.run("INSERT INTO t VALUES (zeroblob(32768))")
+        #expect(Self.eventually { checkpointer.snapshot.runs == 1 }, "the first request over the threshold runs at once")
+        // Every commit below finds the log over the threshold and asks again: held for the hour.
+        for _ in 0..<20 { try temp.db.run("INSERT INTO t VALUES (zeroblob(4096))") }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(checkpointer.snapshot.runs == 1, "20 requests within the interval: still one checkpoint")
+        // The log reaches the urgent size: the next checkpoint does not wait for the interval.
+        try temp.db.transaction { for _ in 0..<250 { try temp.db.run("INSERT INTO t VALUES (zeroblob(4096))") } }
+        #expect(Self.eventually { checkpointer.snapshot.runs == 2 }, "the log past 200 pages was checkpointed within the interval")
+        // checkpointSoon (the retention timer's, a backup's) is never held either.
+        try temp.db.checkpointSoon()
+        #expect(Self.eventually { checkpointer.snapshot.runs == 3 })
+        #expect(checkpointer.snapshot.failures == 0)
+    }
 }
