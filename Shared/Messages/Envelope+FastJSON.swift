@@ -1,17 +1,20 @@
 import Foundation
 
-/// Hand-written JSON for the envelope of a sighting, the one bus message that flows at campus
-/// scale, both ways. Any other event type is left to Foundation.
+/// Hand-written JSON for the envelopes that flow at campus scale: sightings both ways, region
+/// events and nearest answers both ways, device statuses read (`Envelope+FastBodies`). Any other
+/// event type is left to Foundation.
 extension Envelope: FastJSONDecodable, FastJSONEncodable {
     /// A sighting envelope is small and a batch of `SightingBatch.maxCount` long device ids stays
-    /// under 96 KiB. The cap matters because sorted keys put `body` first: the body reader gives up
-    /// at the first member a sighting body does not have, so another type's body costs little, but
-    /// a frame beyond any sighting envelope's size goes straight to Foundation.
+    /// under 96 KiB. A frame beyond any sighting envelope's size goes straight to Foundation: the
+    /// other bodies read here (region events, nearest answers, device statuses) are far smaller.
     static var fastReadLimit: Int { 128 * 1024 }
 
     static func read(from scanner: inout JSONScanner) -> Envelope? {
         var v: Int64?, type: String?, id: String?, source: String?, stream: String?, seq: Int64?, time: Timestamp?
         var body: EventBody?
+        // Sorted keys put `body` first, before `type`: a sighting's is read at once (the hot path);
+        // any other is skipped, then read by its type once that is known.
+        var bodyRange: Range<Int>?
         let ok = scanner.object { sc, key in
             switch key {
             case "v": fill(&v, sc.integer())
@@ -22,19 +25,49 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
             // Within `seqRange` (0…Int64.max); beyond, Foundation's route refuses it, naming the field.
             case "seq": fill(&seq, sc.integer().flatMap { $0 >= 0 ? $0 : nil })
             case "time": fill(&time, sc.string().flatMap(Timestamp.init(rfc3339:)))
-            case "body": fill(&body, Sighting.readBody(from: &sc))
+            case "body": readFirst(&body, else: &bodyRange, from: &sc)
             default: nil
             }
         }
-        guard ok, v == Int64(Envelope.currentVersion), let type, let id, let source, let stream, let seq, let time, let body else { return nil }
+        guard ok, v == Int64(Envelope.currentVersion), let type, let id, let source, let stream, let seq, let time else { return nil }
+        if body == nil, let bodyRange {
+            // The body sits one level inside the envelope: its reader starts at that depth.
+            var inner = JSONScanner(UnsafeRawBufferPointer(rebasing: scanner.bytes[bodyRange]))
+            inner.depth = 1
+            guard let read = readBody(of: type, from: &inner), inner.atEnd else { return nil }
+            body = read
+        }
+        guard let body else { return nil }
         switch (type, body) {
         case (EventType.sightingReported.rawValue, .sighting):
             return Envelope(type: .sightingReported, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
         case (EventType.sightingBatch.rawValue, .sightings):
             return Envelope(type: .sightingBatch, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
+        case (EventType.regionEvent.rawValue, .region):
+            return Envelope(type: .regionEvent, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
+        case (EventType.regionNearest.rawValue, .nearest):
+            return Envelope(type: .regionNearest, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
+        case (EventType.deviceStatus.rawValue, .deviceStatus):
+            return Envelope(type: .deviceStatus, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
         default:
             return nil
         }
+    }
+
+    /// The envelope's body at the scanner: a sighting's or a batch's read into `body`, any other
+    /// skipped (checked, its range kept in `range` to be read once the type is known); false when
+    /// it is malformed or given twice.
+    private static func readFirst(_ body: inout EventBody?, else range: inout Range<Int>?, from sc: inout JSONScanner) -> Bool {
+        guard body == nil, range == nil else { return false }
+        let start = sc.position
+        if let sightings = Sighting.readBody(from: &sc) {
+            body = sightings
+            return true
+        }
+        sc.position = start
+        guard sc.skipValue() else { return false }
+        range = start..<sc.position
+        return true
     }
 
     /// A sighting, sighting batch, region event or nearest beacon envelope's JSON (what flows per
@@ -218,65 +251,6 @@ extension BeaconIdentity {
     }
 }
 
-extension RegionEvent {
-    /// This event as JSONEncoder writes it with sorted keys (a nil refinement left out).
-    func appendJSON(to out: inout [UInt8]) {
-        func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        raw(#"{"date":""#)
-        date.appendRFC3339(to: &out)
-        raw(#"","deviceId":"#)
-        JSONText.appendQuoted(deviceId, to: &out)
-        raw(#","flags":["#)
-        for (index, flag) in flags.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: flag.rawValue.utf8)
-            out.append(UInt8(ascii: "\""))
-        }
-        raw(#"],"identifier":"#)
-        JSONText.appendQuoted(identifier, to: &out)
-        raw(#","monitor":"#)
-        JSONText.appendQuoted(monitor, to: &out)
-        if let refinement {
-            raw(#","refinement":"#)
-            refinement.appendJSON(to: &out)
-        }
-        raw(#","state":""#)
-        out.append(contentsOf: state.rawValue.utf8)
-        raw(#""}"#)
-    }
-}
-
-extension NearestBeacon {
-    /// This answer as JSONEncoder writes it with sorted keys (nil members left out).
-    func appendJSON(to out: inout [UInt8]) {
-        func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        out.append(UInt8(ascii: "{"))
-        if let beacon {
-            raw(#""beacon":"#)
-            beacon.appendJSON(to: &out)
-            out.append(UInt8(ascii: ","))
-        }
-        if let candidates {
-            raw(#""candidates":["#)
-            for (i, candidate) in candidates.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                candidate.appendJSON(to: &out)
-            }
-            raw("],")
-        }
-        raw(#""date":""#)
-        date.appendRFC3339(to: &out)
-        raw(#"","deviceId":"#)
-        JSONText.appendQuoted(deviceId, to: &out)
-        if let proximity {
-            raw(#","proximity":""#)
-            out.append(contentsOf: proximity.rawValue.utf8)
-            out.append(UInt8(ascii: "\""))
-        }
-        out.append(UInt8(ascii: "}"))
-    }
-}
 
 /// Readers for what region-monitor reads back at start, one per tracked device: the last event of
 /// every record and every nearest answer (10⁶ of each took Foundation's decoder about 10 s).

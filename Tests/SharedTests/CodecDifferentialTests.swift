@@ -19,7 +19,7 @@ struct CodecDifferentialTests {
         case repeated
     }
 
-    enum Kind: String, Sendable { case report, batch, envelope }
+    enum Kind: String, Sendable { case report, batch, envelope, regionEvent, nearest, status }
 
     struct Row: Sendable, CustomTestStringConvertible {
         let label: String
@@ -36,6 +36,19 @@ struct CodecDifferentialTests {
     static let report = #"{"deviceId":"phone-1","status":STATUS,"sightings":[SIGHTING],"fixes":[FIX]}"#
     static let envelope = #"{"body":{"accuracy":1.41,"beacon":{"major":1,"minor":2,"uuid":"UUID"},"deviceId":"phone-1","measuredPower":-59,"observedAt":"2026-01-01T00:00:00.000Z","proximity":"near","rssi":-61},"id":"e1","seq":7,"source":"beacon-ingest","stream":"sighting","time":"2026-01-01T00:00:00.000Z","type":"sighting.reported","v":1}"#
 
+    static let date = "2026-01-01T00:00:00.000Z"
+    static let head = #","id":"e1","seq":7,"source":"SOURCE","stream":"STREAM","time":"2026-01-01T00:00:00.000Z","type":"TYPE","v":1}"#
+    static func envelope(_ body: String, type: String, source: String, stream: String) -> String {
+        #"{"body":"# + body + head.replacingOccurrences(of: "SOURCE", with: source).replacingOccurrences(of: "STREAM", with: stream)
+            .replacingOccurrences(of: "TYPE", with: type)
+    }
+    static let regionEvent = envelope(#"{"date":"\#(date)","deviceId":"phone-1","flags":[],"identifier":"caffe-macs","monitor":"campus","refinement":{"major":1,"minor":2,"uuid":"UUID"},"state":"satisfied"}"#,
+                                      type: "region.event", source: "region-monitor", stream: "region")
+    static let nearest = envelope(#"{"beacon":{"major":1,"minor":2,"uuid":"UUID"},"date":"\#(date)","deviceId":"phone-1","proximity":"near"}"#,
+                                  type: "region.nearest", source: "region-monitor", stream: "region")
+    static let statusEnvelope = envelope(#"{"authorization":"always","changedAt":"\#(date)","deviceId":"phone-1","foreground":false,"monitoringAvailable":true,"precise":true,"rangingAvailable":true}"#,
+                                 type: "device.status", source: "beacon-ingest", stream: "device")
+
     /// The template of `kind` with `replace` applied, each pattern required to be present.
     static func text(_ kind: Kind, _ replace: [(String, String)] = []) -> String {
         let body = report.replacingOccurrences(of: "STATUS", with: status).replacingOccurrences(of: "SIGHTING", with: sighting)
@@ -44,6 +57,9 @@ struct CodecDifferentialTests {
         case .report: #"{"op":"ingest.report","id":"r1","body":"# + body + "}"
         case .batch: #"{"op":"ingest.batch","id":"b1","body":{"reports":["# + body + #",{"deviceId":"phone-2"}]}}"#
         case .envelope: envelope
+        case .regionEvent: regionEvent
+        case .nearest: nearest
+        case .status: statusEnvelope
         }
         for (old, new) in replace {
             precondition(text.contains(old), "the \(kind) template has no \(old)")
@@ -173,6 +189,34 @@ struct CodecDifferentialTests {
         row("an envelope nested 100 000 deep", .envelope, .refused, [(#""v":1"#, #""v":1,"deep":"# + nested(100_000))]),
         row("an unknown proximity", .envelope, .refused, [(#""near""#, #""close""#)]),
         row("a huge rssi", .envelope, .refused, [("-61", "1e30")]),
+        // Region events, nearest answers and device statuses: read by their type, after the body.
+        row("the template", .regionEvent, .fast),
+        row("the template", .nearest, .fast),
+        row("the template", .status, .fast),
+        Row(label: "whitespace everywhere", kind: .regionEvent, text: spaced(text(.regionEvent)), expect: .fast),
+        Row(label: "whitespace everywhere", kind: .status, text: spaced(text(.status)), expect: .fast),
+        row("flags", .regionEvent, .fast, [(#""flags":[]"#, #""flags":["accuracyLimited","authorizationDenied"]"#)]),
+        row("no refinement", .regionEvent, .fast, [(#","refinement":{"major":1,"minor":2,"uuid":"UUID"}"#, ""), ("satisfied", "unsatisfied")]),
+        row("the type before the body", .regionEvent, .fast, [(#"{"body""#, #"{"type":"region.event","body""#), (#","type":"region.event","v""#, #","v""#)]),
+        row("unknown members in the body", .regionEvent, .fast, [(#""state""#, #""later":{"x":[1,2]},"state""#)]),
+        row("a null refinement", .regionEvent, .foundation, [(#"{"major":1,"minor":2,"uuid":"UUID"}"#, "null")]),
+        row("an unknown flag", .regionEvent, .refused, [(#""flags":[]"#, #""flags":["teleported"]"#)]),
+        row("an unknown state", .regionEvent, .refused, [("satisfied", "happy")]),
+        row("no flags", .regionEvent, .refused, [(#""flags":[],"#, "")]),
+        row("a refinement's major beyond 16 bits", .regionEvent, .refused, [(#""major":1"#, #""major":65536"#)]),
+        row("a region event's body named a nearest answer", .regionEvent, .fast, [(#""type":"region.event""#, #""type":"region.nearest""#)]),
+        row("a nearest answer's body named a region event", .nearest, .refused, [(#""type":"region.nearest""#, #""type":"region.event""#)]),
+        row("a cleared answer with candidates", .nearest, .fast, [(#""beacon":{"major":1,"minor":2,"uuid":"UUID"}"#, #""candidates":["# + Array(repeating: #"{"major":1,"minor":2,"uuid":"UUID"}"#, count: 8).joined(separator: ",") + "]")]),
+        row("nine candidates", .nearest, .refused, [(#""beacon":{"major":1,"minor":2,"uuid":"UUID"}"#, #""candidates":["# + Array(repeating: #"{"major":1,"minor":2,"uuid":"UUID"}"#, count: 9).joined(separator: ",") + "]")]),
+        row("a null beacon", .nearest, .foundation, [(#"{"major":1,"minor":2,"uuid":"UUID"}"#, "null")]),
+        row("no date", .nearest, .refused, [(#""date":"\#(date)","#, "")]),
+        row("an unknown authorization", .status, .refused, [("always", "sometimes")]),
+        row("a boolean as text", .status, .refused, [(#""foreground":false"#, #""foreground":"false""#)]),
+        row("no change time", .status, .refused, [(#""changedAt":"\#(date)","#, "")]),
+        row("a time that is not RFC 3339", .status, .refused, [(date + #"","deviceId""#, #"today","deviceId""#)]),
+        row("a status member twice", .status, .repeated, [(#""precise":true"#, #""precise":true,"precise":false"#)]),
+        row("body twice", .status, .repeated, [(#","id":"e1""#, #","body":{},"id":"e1""#)]),
+        row("a region event member twice", .regionEvent, .repeated, [(#""monitor":"campus""#, #""monitor":"campus","monitor":"x""#)]),
         // A member name given twice, anywhere: refused on every route.
         row("op twice", .report, .repeated, [(#""op":"ingest.report""#, #""op":"ingest.report","op":"health""#)]),
         row("id twice", .report, .repeated, [(#""id":"r1""#, #""id":"r1","id":"r2""#)]),
@@ -244,7 +288,7 @@ struct CodecDifferentialTests {
             compare(Request<IngestReport>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf && $0.body == $1.body }
         case .batch:
             compare(Request<IngestBatch>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf && $0.body == $1.body }
-        case .envelope:
+        case .envelope, .regionEvent, .nearest, .status:
             compare(Envelope.self, row, row.expect, malformed: .messageMalformed, same: ==)
             return
         }
