@@ -10,9 +10,10 @@ extension RegionEngine {
     ///
     /// At most `limit` devices are handed out per call, resuming where the last call stopped: at
     /// 100,000 devices in range a whole pass is 20,000 rows, and written at once it held the
-    /// reactor (and every sighting behind it) for a fifth of a second.
-    public func sightingTimesToSave(limit: Int = .max) -> [SightingTime] {
-        sightingTimes.toSave(devices: devices, conditions: conditions, limit: limit)
+    /// reactor (and every sighting behind it) for a fifth of a second. At most `visits` devices
+    /// are looked at per call: a device is then looked at once per `slots ÷ visits` calls.
+    public func sightingTimesToSave(limit: Int = .max, visits: Int = .max) -> [SightingTime] {
+        sightingTimes.toSave(devices: devices, conditions: conditions, limit: limit, visits: visits)
     }
 
     /// Sightings handed out by `sightingTimesToSave` whose write failed: handed out again next time.

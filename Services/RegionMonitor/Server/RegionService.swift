@@ -173,10 +173,11 @@ public final class RegionService {
         }
     }
 
-    /// Saves the last matching sightings the engine hands out (every second; a device still seen
-    /// at most every `--sighting-save-seconds`), in one transaction. A failed write hands them back.
+    /// Saves the last matching sightings the engine hands out (every 10 ms, at most 100 devices of
+    /// the 4,096 it looks at; a device still seen at most every `--sighting-save-seconds`), in one
+    /// transaction. At 10⁶ devices each is looked at every 2.4 s. A failed write hands them back.
     func saveSightingTimes() throws {
-        let times = engine.sightingTimesToSave(limit: 100)
+        let times = engine.sightingTimesToSave(limit: 100, visits: 4_096)
         guard !times.isEmpty else { return }
         do {
             try events.write { try store.saveSightingTimes(times) }
