@@ -36,10 +36,11 @@ public final class BusConsumer {
     /// Messages dropped while waiting to retry (durable ones come again by replay).
     public private(set) var droppedWhileRetrying = 0
 
-    /// Subscribes to `prefixes` (and every heartbeat) on the bus's XPUB endpoint.
+    /// Subscribes to `prefixes` (and every heartbeat) on the bus's XPUB endpoint; `sharing` the
+    /// service's first consumer, its follower shares that one's cursors (see `StreamFollower`).
     public init(context: Context, busEndpoint: String, prefixes: [String], durableStreams: Set<String>, db: Database,
                 publisher: EventPublisher, deadLetters: DeadLetters, clock: any WallClock, security: SocketSecurity, logger: Logger, maxMessageBytes: Int,
-                handler: @escaping (String, Envelope) throws -> Void) throws {
+                sharing other: BusConsumer? = nil, handler: @escaping (String, Envelope) throws -> Void) throws {
         self.db = db
         self.publisher = publisher
         self.deadLetters = deadLetters
@@ -58,17 +59,18 @@ public final class BusConsumer {
         try socket.connect(endpoint)
         follower = try StreamFollower(
             db: db, logger: logger, context: context, durableStreams: durableStreams, prefixes: prefixes, clock: clock,
-            apply: handler,
+            sharing: other?.follower, apply: handler,
             deadLetter: { topic, _, raw, error in deadLetters.send(topic: topic, raw: raw, error: error) })
         follower.replayKeys = { source in try security.clientKeys(server: source) }
         follower.origins = origins
     }
 
-    /// Drains the socket whenever it is readable; `pruner` forgets expired event ids.
-    public func attach(to reactor: Reactor, pruner: Pruner) {
+    /// Drains the socket whenever it is readable; `pruner` forgets expired event ids (the ledger
+    /// is one table for every consumer of the database: one of them prunes it).
+    public func attach(to reactor: Reactor, pruner: Pruner?) {
         reactor.onReadable(socket) { [unowned self] in try self.drain() }
         follower.shouldStop = { [unowned reactor] in reactor.isStopping }
-        pruner.add("seenEvents") { [unowned self] limit in try self.follower.pruneSeenEvents(limit: limit) }
+        pruner?.add("seenEvents") { [unowned self] limit in try self.follower.pruneSeenEvents(limit: limit) }
     }
 
     /// Calls `observer` with every message the subscription receives (heartbeats included, this

@@ -24,7 +24,7 @@ public final class ServiceHost {
     public let deadLetters: DeadLetters
     /// How this process's sockets are secured: plain (loopback development) or deployed (CURVE).
     public let security: SocketSecurity
-    /// The bus subscription a Server makes (`bus.subscribe`).
+    /// The bus subscriptions a Server makes (`bus.subscribe`, one consumer per call).
     public let bus: BusSubscription
     /// State changes with their events, in one transaction, and best-effort events.
     public let events: EventWriter
@@ -83,12 +83,12 @@ public final class ServiceHost {
                           clock: clock, logger: logger)
         backups.register(on: requests.router)
         // The consumer is made from the parts, not the host, so nothing it holds points back here.
-        bus = BusSubscription { [context, busSub, db, publisher, deadLetters, clock, security, logger, maxMessageBytes, reactor, pruner] prefixes, durableStreams, handler in
+        bus = BusSubscription { [context, busSub, db, publisher, deadLetters, clock, security, logger, maxMessageBytes, reactor, pruner] prefixes, durableStreams, first, handler in
             let consumer = try BusConsumer(context: context, busEndpoint: busSub, prefixes: prefixes, durableStreams: durableStreams,
                                            db: db, publisher: publisher, deadLetters: deadLetters, clock: clock, security: security, logger: logger,
-                                           maxMessageBytes: maxMessageBytes, handler: handler)
+                                           maxMessageBytes: maxMessageBytes, sharing: first, handler: handler)
             consumer.follower.ledger.retentionSeconds = seenEventSeconds
-            consumer.attach(to: reactor, pruner: pruner)
+            consumer.attach(to: reactor, pruner: first == nil ? pruner : nil)
             return consumer
         }
 
@@ -102,7 +102,7 @@ public final class ServiceHost {
                 details["storage.checkpointSlowestMs"] = String(format: "%.1f", checkpoints.slowestSeconds * 1000)
             }
             details.merge(pruner.healthDetails) { _, new in new }
-            if let consumer = bus.consumer { details.merge(consumer.healthDetails) { _, new in new } }
+            details.merge(bus.healthDetails) { _, new in new }
             return details
         }
         requests.addDegradedReasons { [unowned self] in self.degradedReasons }
@@ -132,7 +132,7 @@ public final class ServiceHost {
         } else if publisher.link.isUnreachable {
             reasons.append("bus.unreachable")
         }
-        if let consumer = bus.consumer { reasons += consumer.degradedReasons }
+        reasons += bus.degradedReasons
         return reasons
     }
 
@@ -156,7 +156,7 @@ public final class ServiceHost {
         reactor.run()
         publisher.flush()
         try? publisher.outbox.persistPublished()
-        bus.consumer?.close()
+        bus.close()
         backups.discard()
         requests.close()
         publisher.close()

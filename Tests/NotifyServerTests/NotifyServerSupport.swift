@@ -19,6 +19,8 @@ final class NotifyHarness {
     let folder: URL
     private(set) var host: ServiceHost
     private(set) var service: NotifyService
+    /// Where the service's consumers connect for the bus (in-process: a test may bind it).
+    private(set) var busSub = ""
     private var orderSeq: UInt64 = 0
     private var regionSeq: UInt64 = 0
 
@@ -28,7 +30,7 @@ final class NotifyHarness {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("notify-server-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try prepare?(folder.appendingPathComponent("notification-service.sqlite"))
-        (host, service) = try Self.open(folder: folder, clock: clock, retentionDays: retentionDays, leadSeconds: leadSeconds)
+        (host, service, busSub) = try Self.open(folder: folder, clock: clock, retentionDays: retentionDays, leadSeconds: leadSeconds)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
@@ -38,7 +40,7 @@ final class NotifyHarness {
             .appendingPathComponent("deploy/campus.json").path
     }
 
-    private static func open(folder: URL, clock: ManualClock, retentionDays: Int, leadSeconds: Double) throws -> (ServiceHost, NotifyService) {
+    private static func open(folder: URL, clock: ManualClock, retentionDays: Int, leadSeconds: Double) throws -> (ServiceHost, NotifyService, String) {
         let tag = UUID().uuidString.prefix(8)
         let config = try Configuration(program: "notification-service", specs: NotifySettings.common.specs,
                                        arguments: ["--listen", "inproc://notify-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
@@ -48,13 +50,13 @@ final class NotifyHarness {
         let service = NotifyService(host: host, catalog: try CampusCatalog.load(path: campusPath), schedule: PickupReminderSchedule(leadSeconds: leadSeconds), tickSeconds: 1,
                                     retention: try requireValue(NotificationRetention(days: retentionDays)))
         try service.start()
-        return (host, service)
+        return (host, service, "inproc://bus-sub-\(tag)")
     }
 
     /// The service started again on the same file (as after an outage), at the clock's time.
     func restart(retentionDays: Int = 30) throws {
         host.db.close()
-        (host, service) = try Self.open(folder: folder, clock: clock, retentionDays: retentionDays, leadSeconds: 600)
+        (host, service, busSub) = try Self.open(folder: folder, clock: clock, retentionDays: retentionDays, leadSeconds: 600)
     }
 
     func count(_ sql: String) throws -> Int { try host.db.query(sql).first?.int("n") ?? -1 }

@@ -47,11 +47,14 @@ final class OrderHarness {
     let host: ServiceHost
     let service: OrderService
     let folder: URL
+    /// Where the service's consumers connect for the bus (in-process: a test may bind it).
+    let busSub: String
 
     init(start: Timestamp = OrderHarness.monday, holdSeconds: Double = 600) throws {
         clock = ManualClock(start)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("order-server-\(UUID().uuidString.prefix(8))")
         let tag = UUID().uuidString.prefix(8)
+        busSub = "inproc://bus-sub-\(tag)"
         let config = try Configuration(program: "order-service", specs: OrderSettings.common.specs,
                                        arguments: ["--listen", "inproc://orders-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
                                                    "--bus-sub", "inproc://bus-sub-\(tag)", "--data-dir", folder.path, "--log-level", "error"],

@@ -76,10 +76,13 @@ public final class NotifyService {
         try store.migrate()
         // A service that was down for a while catches up before it takes new work.
         try pruneExpired()
-        try bus.subscribe(["order.", "region."], durableStreams: ["order", "region"]) { [unowned self] _, envelope in try self.consume(envelope) }
+        // Two consumers, each its own socket and group commit: an order's ready is told at once, not
+        // queued behind the thousands of region events a second that walking phones bring.
+        try bus.subscribe(["order."], durableStreams: ["order"]) { [unowned self] _, envelope in try self.consume(envelope) }
+        let regions = try bus.subscribe(["region."], durableStreams: ["region"]) { [unowned self] _, envelope in try self.consume(envelope) }
         // A region event reminds at most once per reminder and event (its once key): applied twice it
         // sends nothing more, so its ids (thousands a second from walking phones) are not kept.
-        bus.consumer?.follower.ledger.unrecordedStreams = ["region"]
+        regions.follower.ledger.unrecordedStreams = ["region"]
         routeRequests()
         // Pickup reminders live in SQLite, so a restart neither loses nor repeats one.
         reactor.every(tickSeconds, name: "reminders.pickup") { [unowned self] in try self.sendDuePickupReminders() }

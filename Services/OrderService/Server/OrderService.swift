@@ -59,12 +59,13 @@ public final class OrderService {
         router.on(Op.orderPickup, OrderQuery.self) { [unowned self] body, caller in try self.pickup(body, as: caller) }
         router.on(Op.orderHistory, OrderQuery.self) { [unowned self] body, caller in try self.history(body, as: caller) }
         router.on(Op.orderClaim, ClaimOrdersRequest.self) { [unowned self] body, caller in try self.claim(body, as: caller) }
-        try bus.subscribe(["region.", "kitchen."], durableStreams: ["region", "kitchen"]) { [unowned self] _, envelope in
-            try self.consume(envelope)
-        }
+        // Two consumers, each its own socket and group commit: a kitchen's ready is applied at once,
+        // not queued behind the thousands of region events a second that walking phones bring.
+        let regions = try bus.subscribe(["region."], durableStreams: ["region"]) { [unowned self] _, envelope in try self.consume(envelope) }
+        try bus.subscribe(["kitchen."], durableStreams: ["kitchen"]) { [unowned self] _, envelope in try self.consume(envelope) }
         // Region events only overwrite a device's nearest beacon or mark an order at most once: applied
         // twice they do nothing more, so their ids (thousands a second from walking phones) are not kept.
-        bus.consumer?.follower.ledger.unrecordedStreams = ["region"]
+        regions.follower.ledger.unrecordedStreams = ["region"]
         reactor.every(30, name: "orders.noShow") { [unowned self] in try self.markNoShows() }
         requests.addHealthDetails { [unowned self] in
             ["orders.open": "\(store.openOrderCount() ?? -1)", "cafes": "\(catalog.cafes.count)"]

@@ -33,9 +33,10 @@ final class FollowerPositions {
     /// The last applied seq of a stream (0 before any).
     func cursor(_ key: StreamKey) -> UInt64 { cursors[key] ?? 0 }
 
-    /// Every cursor, "source/stream" → seq.
-    var summary: [String: UInt64] {
-        Dictionary(uniqueKeysWithValues: cursors.map { ($0.key.name, $0.value) })
+    /// Every cursor of `streams`, "source/stream" → seq (positions shared by two followers
+    /// hold both's cursors; each reports its own).
+    func summary(of streams: Set<String>) -> [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: cursors.filter { streams.contains($0.key.stream) }.map { ($0.key.name, $0.value) })
     }
 
     /// Moves a cursor in memory once its stored row was written (undone if the transaction that

@@ -79,10 +79,14 @@ public final class StreamFollower {
     /// The publisher's own events applied late because another event had taken their seq.
     public var collisionsRecovered: Int { collisions.recovered }
 
+    /// `sharing` another follower of the same database (a service's second bus consumer) shares
+    /// its cursors and publishers' epochs: a publisher that started over resets every cursor of
+    /// its streams at once, in memory as in the table, whichever follower heard it first.
     public init(db: Database, logger: Logger, context: Context, durableStreams: Set<String>, prefixes: [String],
-                clock: any WallClock = SystemClock(),
+                clock: any WallClock = SystemClock(), sharing other: StreamFollower? = nil,
                 apply: @escaping (String, Envelope) throws -> Void,
                 deadLetter: @escaping (String, Envelope?, Data, Error) -> Void) throws {
+        precondition(other.map { $0.db === db } ?? true, "followers share positions only over one database")
         self.db = db
         self.logger = logger
         self.clock = clock
@@ -90,7 +94,7 @@ public final class StreamFollower {
         self.prefixes = prefixes
         store = FollowerStore(db: db)
         try store.migrate()
-        positions = try FollowerPositions(db: db, store: store, logger: logger)
+        positions = try other?.positions ?? FollowerPositions(db: db, store: store, logger: logger)
         shedCounter = ShedCounter(stored: try store.bestEffortPositions())
         applier = EventApplier(db: db, store: store, positions: positions, clock: clock, prefixes: prefixes, apply: apply, deadLetter: deadLetter)
         sources = ReplaySources(context: context, logger: logger)
@@ -101,8 +105,8 @@ public final class StreamFollower {
     /// The last applied sequence number of a publisher's stream.
     public func cursor(source: String, stream: String) -> UInt64 { positions.cursor(StreamKey(source: source, stream: stream)) }
 
-    /// Every cursor, "source/stream" → seq, for health.
-    public var cursorSummary: [String: UInt64] { positions.summary }
+    /// Every cursor of this follower's streams, "source/stream" → seq, for health.
+    public var cursorSummary: [String: UInt64] { positions.summary(of: durableStreams) }
 
     /// Handles one event from the bus.
     @discardableResult
