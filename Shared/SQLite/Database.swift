@@ -92,7 +92,7 @@ public final class Database {
     }
 
     /// Remembers a failure of the storage itself for health; passes any error through.
-    private func noted(_ error: SQLiteError) -> SQLiteError {
+    func noted(_ error: SQLiteError) -> SQLiteError {
         if error.isStorageFailure {
             storageFailure = error
             lastStorageFailure = (error, ProcessInfo.processInfo.systemUptime)

@@ -113,29 +113,36 @@ public final class RegionService {
         for spec in try store.conditions() {
             try engine.add(spec, owner: nil, now: now)
         }
-        for device in try store.devices() {
+        // Streamed, not read into arrays first: a restart with 10⁶ devices reads three rows each.
+        try store.forEachDevice { device in
             engine.restoreDevice(deviceId: device.deviceId, authorization: device.authorization, foreground: device.foreground,
                                  rangingAvailable: device.rangingAvailable, precise: device.precise, now: now)
         }
-        var stale = 0
-        for record in try store.records() {
+        // Rows are deleted and effects written after each table is read, never while it is.
+        var stale: [(monitor: String, identifier: String, deviceId: String)] = []
+        try store.forEachRecord { record in
             if let lastEvent = record.lastEvent,
                engine.restore(deviceId: record.deviceId, monitor: record.monitor, identifier: record.identifier, lastEvent: lastEvent,
                               lastSeen: record.lastSeen, decided: record.decided, now: now) {
-                continue
+                return
             }
             // Its condition is gone (the catalog changed): the record goes too.
+            stale.append((record.monitor, record.identifier, record.deviceId))
+        }
+        for record in stale {
             try store.deleteRecord(monitor: record.monitor, identifier: record.identifier, deviceId: record.deviceId)
-            stale += 1
         }
-        for nearest in try store.nearestBeacons() {
-            try apply(engine.restoreNearest(nearest, now: now))
+        var cleared: [RegionEffects] = []
+        try store.forEachNearest { nearest in
+            let effects = engine.restoreNearest(nearest, now: now)
+            if !effects.isEmpty { cleared.append(effects) }
         }
+        for effects in cleared { try apply(effects) }
         try store.deleteFixes(before: engine.fixCutoff(now: now))
         for fix in try store.fixes() {
             engine.restoreFix(fix, now: now)
         }
-        if stale > 0 { logger.info("records of removed conditions dropped", ["records": "\(stale)"]) }
+        if !stale.isEmpty { logger.info("records of removed conditions dropped", ["records": "\(stale.count)"]) }
     }
 
     /// Switches to a reloaded catalog: the campus monitor's conditions are rebuilt from it (the

@@ -73,31 +73,45 @@ final class RegionStore {
         }
     }
 
-    func devices() throws -> [StoredDevice] {
-        try db.query("SELECT device_id, authorization, foreground, ranging_available, precise FROM devices").map {
-            StoredDevice(deviceId: $0.string("device_id"), authorization: Authorization(rawValue: $0.string("authorization")), foreground: $0.bool("foreground"),
-                         rangingAvailable: $0.bool("ranging_available"), precise: $0.bool("precise"))
+    /// Every device's status, handed to `body` as it is read (nothing kept: 10⁶ at a restart).
+    func forEachDevice(_ body: (StoredDevice) throws -> Void) throws {
+        try db.forEachRow("SELECT device_id, authorization, foreground, ranging_available, precise FROM devices") { row in
+            try body(StoredDevice(deviceId: row.string(0), authorization: row.optionalString(1).flatMap(Authorization.init(rawValue:)),
+                                  foreground: row.int64(2) != 0, rangingAvailable: row.int64(3) != 0, precise: row.int64(4) != 0))
         }
     }
 
     func records() throws -> [StoredRecord] {
-        try db.query("SELECT monitor, identifier, device_id, last_event, last_seen_ms, decided FROM records").map { row in
-            StoredRecord(monitor: row.string("monitor"), identifier: row.string("identifier"), deviceId: row.string("device_id"),
-                         lastEvent: try row.optionalString("last_event").map { try Self.decode(RegionEvent.self, $0) },
-                         lastSeen: row.optionalInt64("last_seen_ms").map(Timestamp.init(milliseconds:)),
-                         decided: row.optionalString("decided").flatMap(ConditionState.init(rawValue:)))
+        var records: [StoredRecord] = []
+        try forEachRecord { records.append($0) }
+        return records
+    }
+
+    /// Every record, handed to `body` as it is read (nothing kept), its last event read from the
+    /// row's bytes by the hand-written reader.
+    func forEachRecord(_ body: (StoredRecord) throws -> Void) throws {
+        try db.forEachRow("SELECT monitor, identifier, device_id, last_event, last_seen_ms, decided FROM records") { row in
+            try body(StoredRecord(monitor: row.string(0), identifier: row.string(1), deviceId: row.string(2),
+                                  lastEvent: try row.withText(3) { try Self.decode(RegionEvent.self, $0) },
+                                  lastSeen: row.optionalInt64(4).map(Timestamp.init(milliseconds:)),
+                                  decided: row.optionalString(5).flatMap(ConditionState.init(rawValue:))))
         }
     }
 
-    /// Nearest beacons as last announced (a cleared one has no row).
-    func nearestBeacons() throws -> [NearestBeacon] {
-        try db.query("SELECT value FROM nearest").map { try Self.decode(NearestBeacon.self, $0.string("value")) }
+    /// Nearest beacons as last announced (a cleared one has no row), handed to `body` as read.
+    func forEachNearest(_ body: (NearestBeacon) throws -> Void) throws {
+        try db.forEachRow("SELECT value FROM nearest") { row in
+            // `value` is NOT NULL: an empty text is refused by the decoder like any malformed one.
+            try body(try row.withText(0) { try Self.decode(NearestBeacon.self, $0) } ?? Self.decode(NearestBeacon.self, UnsafeRawBufferPointer(start: nil, count: 0)))
+        }
     }
 
     /// Stored JSON by the hand-written reader (what a restart with 10⁶ devices reads twice per
     /// device), Foundation's decoder when the reader gives up.
-    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
-        try Wire.decode(T.self, from: Data(json.utf8), maxBytes: .max, tooLarge: .messageTooLarge, malformed: .messageMalformed)
+    static func decode<T: Decodable>(_ type: T.Type, _ json: UnsafeRawBufferPointer) throws -> T {
+        // The row's bytes, not copied: valid while the row is.
+        let data = json.baseAddress.map { Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: json.count, deallocator: .none) } ?? Data()
+        return try Wire.decode(T.self, from: data, maxBytes: .max, tooLarge: .messageTooLarge, malformed: .messageMalformed)
     }
 
     /// Fixes by device, oldest first.
