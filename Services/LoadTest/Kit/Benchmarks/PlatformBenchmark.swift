@@ -54,16 +54,6 @@ final class PlatformBenchmark {
         var restartTracked: Int
     }
 
-    /// A wave of devices going stale beside the latency rate: how many `region.nearest` answers
-    /// of quiet devices were cleared, from the first to the last seen, and the sighting → region
-    /// event latencies of the fresh devices due meanwhile (sorted, ms).
-    struct StaleWave {
-        var quietDevices: Int
-        var cleared: Int
-        var seconds: Double
-        var latencies: [Double]
-    }
-
     let catalog: CampusCatalog
     let campusPath: String
     let devices: Int
@@ -173,7 +163,7 @@ final class PlatformBenchmark {
         try waitConsumed(region, atLeast: driver.totalAccepted)
         let populateCPU = Bench.cpuSeconds(pid: regionPID).flatMap { after in regionCPUBefore.map { after - $0 } }
         // region-monitor returns freed heap every 10 s: measure what it holds, not what it buffered.
-        usleep(UInt32(settleSeconds * 1_000_000))
+        try driver.idle(seconds: settleSeconds)
         let populated = Bench.residentBytes(pid: regionPID)
         // Divided by what region-monitor says it tracks, not by what was sent.
         let tracked = Int(try region.call(Op.health, Empty(), as: HealthStatus.self).details["devices.tracked"] ?? "") ?? 0
@@ -193,7 +183,7 @@ final class PlatformBenchmark {
         let sustained = steps.filter(\.holds).map(\.target).max() ?? 0
         driver.reportsPerBatch = 25
         let (warm, latencies) = try steadyLatencies(driver, rate: latencyRate)
-        let wave = try staleWave(driver, rate: latencyRate)
+        let wave = try staleWave(driver, rate: latencyRate, region: region)
         let restart = try restartRegion(bin: bin, arguments: regionArguments, client: region)
         let held = steps.filter(\.holds)
         let heldCPU = held.compactMap { step in step.cpuMicrosPerSighting.map { $0 * Double(step.consumed) } }
@@ -222,20 +212,25 @@ final class PlatformBenchmark {
     }
 
     /// The wave on its own: at `rate`, the half of the devices sighted longest ago keeps being
-    /// sighted, and the half sighted last goes quiet. Their answers go stale `staleSeconds` after
-    /// their last sighting, spread as those were (half a round), as the first pass's devices do
-    /// after it. Returns the wave's span, from the first cleared answer seen to the last, and the
-    /// latencies of the fresh devices due within it.
-    private func staleWave(_ driver: Driver, rate: Double) throws -> StaleWave {
+    /// sighted, and the half sighted last goes quiet. Their answers are due to end `staleSeconds`
+    /// after their last sighting, spread as those were (half a round), as the first pass's devices
+    /// do after it. Each clearing seen is set against its device's due time; the devices not seen
+    /// cleared are then asked about (`nearest.get`): one still named was not cleared at all.
+    private func staleWave(_ driver: Driver, rate: Double, region: RequestClient) throws -> StaleWave {
         let quiet = devices / 2
         let kept = Driver.Cycle(start: driver.position, count: devices - quiet)
+        let quietDevices = (0..<quiet).map { (kept.start + kept.count + $0) % devices }
+        var account = StaleWaveAccount(freshness: Self.staleSeconds, quiet: quietDevices.map { ($0, driver.lastSighted($0)) })
         let spread = Double(quiet * Driver.sightingsPerReport) / rate
         let outcome = try driver.drive(rate: rate, seconds: Self.staleSeconds + spread + stepSeconds, freshPerSecond: 200, cycle: kept)
-        guard let first = outcome.quietAnswers.min(), let last = outcome.quietAnswers.max() else {
-            return StaleWave(quietDevices: quiet, cleared: 0, seconds: 0, latencies: [])
+        for answer in outcome.quietAnswers { account.answer(device: answer.device, cleared: answer.cleared, at: answer.at) }
+        let askedAt = Bench.now()
+        var stillNamed = 0
+        for device in account.unseen {
+            let answer = try region.call(Op.nearestGet, DeviceQuery(deviceId: "bench-\(device)"), as: NearestAnswer.self)
+            if answer.beacon != nil { stillNamed += 1 }
         }
-        let during = outcome.probes.filter { $0.due >= first && $0.due <= last }.map(\.ms).sorted()
-        return StaleWave(quietDevices: quiet, cleared: outcome.quietAnswers.count, seconds: last - first, latencies: during)
+        return account.figures(stillNamed: stillNamed, askedAt: askedAt, probes: outcome.probes.map { (outcome.start + $0.due, $0.ms) })
     }
 
     /// Stops region-monitor (SIGTERM), starts it again on the same data and times it from the
