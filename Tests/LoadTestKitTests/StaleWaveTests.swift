@@ -21,7 +21,7 @@ struct StaleWaveTests {
         account.answer(device: 7, cleared: true, at: 114)
         account.answer(device: 1, cleared: true, at: 111)  // a device that kept being sighted
         let probes: [(due: Double, ms: Double)] = [(105, 1), (110.5, 2), (113.9, 3), (114.5, 4)]
-        let wave = account.figures(stillNamed: 0, askedAt: 114, probes: probes)
+        let wave = account.figures(stillNamed: 0, asked: 0, askedAt: 114, probes: probes)
         #expect(wave.quietDevices == 4 && wave.cleared == 4 && wave.stillNamed == 0 && wave.unaccounted == 0)
         #expect(wave.lateness.map { ($0 * 10).rounded() / 10 } == [100, 200, 500, 1000])
         #expect(wave.dueSeconds == 3)
@@ -38,7 +38,7 @@ struct StaleWaveTests {
         account.answer(device: 4, cleared: true, at: 110.5)
         account.answer(device: 6, cleared: false, at: 112)  // a quiet device named again: nobody sights it
         #expect(account.unseen == [5, 6, 7])
-        let wave = account.figures(stillNamed: 2, askedAt: 120, probes: [])
+        let wave = account.figures(stillNamed: 2, asked: 3, askedAt: 120, probes: [])
         #expect(wave.cleared == 1 && wave.stillNamed == 2 && wave.unaccounted == 1 && wave.named == 1)
         #expect(wave.stillNamedAfter == 7)
         #expect(!wave.allCleared && wave.latenessP99 == nil)
@@ -50,7 +50,7 @@ struct StaleWaveTests {
     func noneSeen() {
         let account = StaleWaveAccount(freshness: 10, quiet: [(0, 100), (1, nil), (2, 101)])
         #expect(account.quietDevices == 2 && !account.isQuiet(1))
-        let wave = account.figures(stillNamed: 2, askedAt: 125, probes: [(110.5, 7)])
+        let wave = account.figures(stillNamed: 2, asked: 2, askedAt: 125, probes: [(110.5, 7)])
         #expect(wave.cleared == 0 && wave.lastClearedAfter == nil && wave.latencies == [7])
         let lines = BenchReport.staleWaveLines(Self.result(wave))
         #expect(lines.count == 3)
@@ -60,11 +60,25 @@ struct StaleWaveTests {
         #expect(lines[2].contains("at steady state p99 4.00 ms"), "\(lines[2])")
     }
 
+    @Test("when only a sample of the devices not seen cleared was asked about, it speaks for them in proportion, and says so")
+    func sampled() {
+        let account = StaleWaveAccount(freshness: 10, quiet: (0..<100).map { ($0, 100 + Double($0) / 100) })
+        let wave = account.figures(stillNamed: 10, asked: 10, askedAt: 120, probes: [])
+        #expect(wave.unseen == 100 && wave.asked == 10 && wave.stillNamed == 100 && wave.unaccounted == 0 && !wave.allCleared)
+        let lines = BenchReport.staleWaveLines(Self.result(wave))
+        #expect(lines[0].contains("100 still named") && lines[0].contains("from 10 of them asked"), "\(lines[0])")
+        // Some cleared, and none of a sample of the rest named: those had no answer to clear.
+        var some = account
+        some.answer(device: 0, cleared: true, at: 110.5)
+        let rest = some.figures(stillNamed: 0, asked: 10, askedAt: 120, probes: [])
+        #expect(rest.allCleared && rest.unaccounted == 99)
+    }
+
     @Test("a wave within its targets prints met on each line")
     func allMet() {
         var account = Self.account()
         for (device, at) in [(4, 110.1), (5, 111.1), (6, 112.1), (7, 113.1)] { account.answer(device: device, cleared: true, at: at) }
-        let lines = BenchReport.staleWaveLines(Self.result(account.figures(stillNamed: 0, askedAt: 114, probes: [(111, 2)])))
+        let lines = BenchReport.staleWaveLines(Self.result(account.figures(stillNamed: 0, asked: 0, askedAt: 114, probes: [(111, 2)])))
         #expect(lines.allSatisfy { $0.hasSuffix(" met") }, "\(lines)")
         #expect(lines[0].contains("4 seen cleared, the last 3.10 s after the first was due (0.10 s after the last)"), "\(lines[0])")
     }

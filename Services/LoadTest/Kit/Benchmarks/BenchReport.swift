@@ -109,7 +109,10 @@ enum BenchReport {
         if let last = wave.lastClearedAfter, let tail = wave.tailSeconds {
             line += ", the last \(Bench.format(last, 2)) s after the first was due (\(Bench.format(tail, 2)) s after the last)"
         }
-        if wave.stillNamed > 0 { line += "; \(Bench.grouped(Double(wave.stillNamed))) still named \(Bench.format(wave.stillNamedAfter, 1)) s after the last was due (nearest.get)" }
+        if wave.stillNamed > 0 || wave.asked < wave.unseen {
+            let sample = wave.asked < wave.unseen ? ", from \(Bench.grouped(Double(wave.asked))) of them asked" : ""
+            line += "; \(Bench.grouped(Double(wave.stillNamed))) still named \(Bench.format(wave.stillNamedAfter, 1)) s after the last was due (nearest.get\(sample))"
+        }
         if wave.unaccounted > 0 { line += "; \(Bench.grouped(Double(wave.unaccounted))) neither (no answer to clear, or its clearing unseen)" }
         if wave.named > 0 { line += "; \(Bench.grouped(Double(wave.named))) answers named a café for a quiet device" }
         var lines = [line + "; " + clearedVerdict(wave)]

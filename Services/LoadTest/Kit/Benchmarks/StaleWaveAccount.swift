@@ -46,20 +46,24 @@ struct StaleWaveAccount {
     /// The quiet devices not seen cleared, in device order.
     var unseen: [Int] { due.keys.filter { clearedAt[$0] == nil }.sorted() }
 
-    /// The wave's figures. `stillNamed`: how many of `unseen` region-monitor still named when
-    /// asked after the wave (`nearest.get`). `probes`: the fresh devices' sighting → region event
+    /// The wave's figures. `stillNamed`: how many of the `asked` first of `unseen` (all of them,
+    /// or a sample spread over them) region-monitor still named when asked after the wave
+    /// (`nearest.get`). `probes`: the fresh devices' sighting → region event
     /// latencies with their due times (same clock); those due within the wave are its latencies.
-    func figures(stillNamed: Int, askedAt: Double, probes: [(due: Double, ms: Double)]) -> PlatformBenchmark.StaleWave {
+    func figures(stillNamed: Int, asked: Int, askedAt: Double, probes: [(due: Double, ms: Double)]) -> PlatformBenchmark.StaleWave {
         let dues = due.values
         guard let firstDue = dues.min(), let lastDue = dues.max() else {
-            return PlatformBenchmark.StaleWave(quietDevices: 0, cleared: 0, stillNamed: 0, named: named, dueSeconds: 0, lastClearedAfter: nil,
+            return PlatformBenchmark.StaleWave(quietDevices: 0, cleared: 0, unseen: 0, asked: 0, stillNamed: 0, named: named, dueSeconds: 0, lastClearedAfter: nil,
                                                tailSeconds: nil, stillNamedAfter: 0, lateness: [], latencies: [])
         }
         let lateness = clearedAt.map { device, at in (at - due[device]!) * 1000 }.sorted()
         let lastCleared = clearedAt.values.max()
         let end = max(lastCleared ?? lastDue, lastDue)
         let during = probes.filter { $0.due >= firstDue && $0.due <= end }.map(\.ms).sorted()
-        return PlatformBenchmark.StaleWave(quietDevices: due.count, cleared: clearedAt.count, stillNamed: stillNamed, named: named,
+        let unseen = due.count - clearedAt.count
+        // A sample speaks for the devices not asked, in proportion.
+        let estimated = asked > 0 ? Int((Double(stillNamed) * Double(unseen) / Double(asked)).rounded()) : 0
+        return PlatformBenchmark.StaleWave(quietDevices: due.count, cleared: clearedAt.count, unseen: unseen, asked: asked, stillNamed: estimated, named: named,
                                            dueSeconds: lastDue - firstDue, lastClearedAfter: lastCleared.map { $0 - firstDue },
                                            tailSeconds: lastCleared.map { $0 - lastDue }, stillNamedAfter: askedAt - lastDue,
                                            lateness: lateness, latencies: during)
@@ -75,7 +79,11 @@ extension PlatformBenchmark {
         var quietDevices: Int
         /// Quiet devices whose answer was seen cleared on the bus.
         var cleared: Int
-        /// Quiet devices not seen cleared that region-monitor still named when asked after the wave.
+        /// Quiet devices not seen cleared, and how many of them were asked about after the wave.
+        var unseen: Int
+        var asked: Int
+        /// Of the unseen, how many region-monitor still named when asked (in proportion when only
+        /// a sample was asked).
         var stillNamed: Int
         /// Answers naming a café for a quiet device during the wave (none should come).
         var named: Int
@@ -95,8 +103,8 @@ extension PlatformBenchmark {
         /// or a clearing the bench missed.
         var unaccounted: Int { quietDevices - cleared - stillNamed }
 
-        /// Every answer that was named got cleared.
-        var allCleared: Bool { stillNamed == 0 && cleared > 0 }
+        /// Every answer that was named got cleared: none of the unseen asked about is still named.
+        var allCleared: Bool { cleared > 0 && stillNamed == 0 && (unseen == 0 || asked > 0) }
 
         /// The p99 of the clearings' lateness, counting an answer still named as later than any
         /// (nil then: the p99 was not reached while the bench watched).
