@@ -118,7 +118,7 @@ enum BenchReport {
         var lines = [line + "; " + clearedVerdict(wave)]
         let late = wave.lateness
         let p99 = wave.latenessP99
-        lines.append("    stale wave, \(mode): clearing seen against its due time (\(late.count) answers): "
+        lines.append("    stale wave, \(mode): clearing seen against its due time (\(Bench.grouped(Double(late.count))) answers): "
               + (late.isEmpty ? "none seen" : "p50 \(Benchmarks.ms(late, 50)), p90 \(Benchmarks.ms(late, 90)), max \(Bench.format(late.last ?? .nan, 2)) ms")
               + "; p99 " + (p99.map { "\(Bench.format($0, 2)) ms" } ?? "not reached (over 1% never seen cleared)") + "; "
               + (p99.map { Benchmarks.verdict($0, atMost: clearingTargetMilliseconds, unit: "ms p99 (one timer period, region-monitor's --tick-seconds)") }
