@@ -31,7 +31,7 @@ struct BenchmarkCommandTests {
                        "plain (no CURVE):", "deployed (CURVE on every socket", "% of raw CURVE direct", "% of raw CURVE two-hop", "deployed / plain zero-loss rate",
                        "sighting → region event at steady state, plain", "sighting → region event at steady state, deployed", "platform CPU",
                        // Issue 31: the steady-state latency apart from the wave of devices going stale, and the wave on its own.
-                       "stale wave, plain", "stale wave, deployed",
+                       "stale wave, plain", "stale wave, deployed", "seen cleared", "clearing seen against its due time", "at steady state p99",
                        // Issue 15's figures: the margin, a first-seen device, a restart, memory per tracked device.
                        "at the margin, plain", "× raw two-hop", "CPU per first-seen device", "region-monitor restarted with", "devices tracked"] {
             #expect(text.contains(needle), "missing \"\(needle)\" in:\n\(text)")

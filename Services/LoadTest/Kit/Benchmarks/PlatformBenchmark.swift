@@ -54,16 +54,6 @@ final class PlatformBenchmark {
         var restartTracked: Int
     }
 
-    /// A wave of devices going stale beside the latency rate: how many `region.nearest` answers
-    /// of quiet devices were cleared, from the first to the last seen, and the sighting → region
-    /// event latencies of the fresh devices due meanwhile (sorted, ms).
-    struct StaleWave {
-        var quietDevices: Int
-        var cleared: Int
-        var seconds: Double
-        var latencies: [Double]
-    }
-
     let catalog: CampusCatalog
     let campusPath: String
     let devices: Int
@@ -170,10 +160,10 @@ final class PlatformBenchmark {
         // Its CPU over that pass, per device, is what a first-seen device costs (with its 4 sightings).
         let regionCPUBefore = Bench.cpuSeconds(pid: regionPID)
         _ = try driver.drive(rate: 50_000, seconds: Double(devices * Driver.sightingsPerReport) / 50_000, freshPerSecond: 0)
-        try waitConsumed(region, atLeast: driver.totalAccepted)
+        try waitConsumed(region, atLeast: driver.totalAccepted, reading: driver)
         let populateCPU = Bench.cpuSeconds(pid: regionPID).flatMap { after in regionCPUBefore.map { after - $0 } }
         // region-monitor returns freed heap every 10 s: measure what it holds, not what it buffered.
-        usleep(UInt32(settleSeconds * 1_000_000))
+        try driver.idle(seconds: settleSeconds)
         let populated = Bench.residentBytes(pid: regionPID)
         // Divided by what region-monitor says it tracks, not by what was sent.
         let tracked = Int(try region.call(Op.health, Empty(), as: HealthStatus.self).details["devices.tracked"] ?? "") ?? 0
@@ -183,7 +173,7 @@ final class PlatformBenchmark {
             let before = try consumed(region)
             let cpuBefore = platformCPU()
             let outcome = try driver.drive(rate: rate, seconds: stepSeconds, freshPerSecond: 0)
-            let after = try waitConsumed(region, atLeast: before + outcome.accepted)
+            let after = try waitConsumed(region, atLeast: before + outcome.accepted, reading: driver)
             let cpu = platformCPU().flatMap { end in cpuBefore.map { end - $0 } }
             let step = Step(target: rate, achieved: outcome.achieved, accepted: outcome.accepted, consumed: after - before,
                             cpuMicrosPerSighting: cpu.map { $0 / Double(max(after - before, 1)) * 1e6 })
@@ -193,7 +183,7 @@ final class PlatformBenchmark {
         let sustained = steps.filter(\.holds).map(\.target).max() ?? 0
         driver.reportsPerBatch = 25
         let (warm, latencies) = try steadyLatencies(driver, rate: latencyRate)
-        let wave = try staleWave(driver, rate: latencyRate)
+        let wave = try staleWave(driver, rate: latencyRate, region: region)
         let restart = try restartRegion(bin: bin, arguments: regionArguments, client: region)
         let held = steps.filter(\.holds)
         let heldCPU = held.compactMap { step in step.cpuMicrosPerSighting.map { $0 * Double(step.consumed) } }
@@ -207,6 +197,9 @@ final class PlatformBenchmark {
                       cpuMicrosPerSighting: heldCPU.count == held.count && !held.isEmpty ? heldCPU.reduce(0, +) / Double(held.map(\.consumed).reduce(0, +)) : nil,
                       marginalCPUMicrosPerSighting: marginal, restartSeconds: restart.seconds, restartTracked: restart.tracked)
     }
+
+    /// How long the bench asks region-monitor about quiet devices not seen cleared.
+    static let askSeconds = 10.0
 
     /// How long a device's nearest answer outlives its last sighting (region-monitor's default, which the bench runs with).
     static let staleSeconds = RegionSettings().nearestFreshness
@@ -222,20 +215,45 @@ final class PlatformBenchmark {
     }
 
     /// The wave on its own: at `rate`, the half of the devices sighted longest ago keeps being
-    /// sighted, and the half sighted last goes quiet. Their answers go stale `staleSeconds` after
-    /// their last sighting, spread as those were (half a round), as the first pass's devices do
-    /// after it. Returns the wave's span, from the first cleared answer seen to the last, and the
-    /// latencies of the fresh devices due within it.
-    private func staleWave(_ driver: Driver, rate: Double) throws -> StaleWave {
+    /// sighted, and the half sighted last goes quiet. Their answers are due to end `staleSeconds`
+    /// after their last sighting, spread as those were (half a round), as the first pass's devices
+    /// do after it. Each clearing seen is set against its device's due time; the devices not seen
+    /// cleared are then asked about (`nearest.get`): one still named was not cleared at all.
+    private func staleWave(_ driver: Driver, rate: Double, region: RequestClient) throws -> StaleWave {
         let quiet = devices / 2
         let kept = Driver.Cycle(start: driver.position, count: devices - quiet)
+        let quietDevices = (0..<quiet).map { (kept.start + kept.count + $0) % devices }
+        var account = StaleWaveAccount(freshness: Self.staleSeconds, quiet: quietDevices.map { ($0, driver.lastSighted($0)) })
         let spread = Double(quiet * Driver.sightingsPerReport) / rate
         let outcome = try driver.drive(rate: rate, seconds: Self.staleSeconds + spread + stepSeconds, freshPerSecond: 200, cycle: kept)
-        guard let first = outcome.quietAnswers.min(), let last = outcome.quietAnswers.max() else {
-            return StaleWave(quietDevices: quiet, cleared: 0, seconds: 0, latencies: [])
+        for answer in outcome.quietAnswers { account.answer(device: answer.device, cleared: answer.cleared, at: answer.at) }
+        // One request each, for at most `askSeconds`, spread over them: enough to tell "never
+        // cleared" from "none to clear" without a minute of requests when none was cleared.
+        let askedAt = Bench.now(), unseen = account.unseen
+        let stride = max(1, unseen.count / 997)
+        var stillNamed = 0, asked = 0
+        ask: for offset in 0..<stride {
+            for index in Swift.stride(from: offset, to: unseen.count, by: stride) {
+                guard let named = try isNamed("bench-\(unseen[index])", region: region, until: askedAt + Self.askSeconds) else { break ask }
+                if named { stillNamed += 1 }
+                asked += 1
+            }
         }
-        let during = outcome.probes.filter { $0.due >= first && $0.due <= last }.map(\.ms).sorted()
-        return StaleWave(quietDevices: quiet, cleared: outcome.quietAnswers.count, seconds: last - first, latencies: during)
+        return account.figures(stillNamed: stillNamed, asked: asked, askedAt: askedAt, probes: outcome.probes.map { (outcome.start + $0.due, $0.ms) })
+    }
+
+    /// Whether region-monitor names a café for `deviceId` (`nearest.get`); nil once `deadline`
+    /// passed. Over the caller's request budget (the operator's, deployed) it waits as told.
+    private func isNamed(_ deviceId: String, region: RequestClient, until deadline: Double) throws -> Bool? {
+        while Bench.now() < deadline {
+            do {
+                return try region.call(Op.nearestGet, DeviceQuery(deviceId: deviceId), as: NearestAnswer.self).beacon != nil
+            } catch let error as ServiceError where error.code == ErrorCode.rateLimited.rawValue {
+                let wait = error.details?["retryAfterMs"].flatMap { Int($0) } ?? 10
+                usleep(UInt32(min(max(wait, 1), 1_000)) * 1_000)
+            }
+        }
+        return nil
     }
 
     /// Stops region-monitor (SIGTERM), starts it again on the same data and times it from the
@@ -261,13 +279,15 @@ final class PlatformBenchmark {
         Int(try region.call(Op.health, Empty(), as: HealthStatus.self).details["sightings.consumed"] ?? "") ?? 0
     }
 
-    /// Waits (up to 3 s of no progress) for region-monitor to consume `atLeast` sightings; returns its count.
+    /// Waits (up to 3 s of no progress) for region-monitor to consume `atLeast` sightings; returns
+    /// its count. The driver reads the bus meanwhile: region-monitor may lag a first pass by
+    /// seconds, publishing all along, and a subscriber that reads nothing for 5 s is cut.
     @discardableResult
-    private func waitConsumed(_ region: RequestClient, atLeast target: Int) throws -> Int {
+    private func waitConsumed(_ region: RequestClient, atLeast target: Int, reading driver: Driver) throws -> Int {
         var last = try consumed(region)
         var lastChange = Bench.now()
         while last < target && Bench.now() - lastChange < 3 {
-            usleep(50_000)
+            try driver.idle(seconds: 0.05)
             let now = try consumed(region)
             if now != last { lastChange = Bench.now() }
             last = now

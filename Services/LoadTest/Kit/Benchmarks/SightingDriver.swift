@@ -20,9 +20,11 @@ final class Driver {
         var latencies: [Double]
         /// The same, with each one's due time (seconds since the drive's start).
         var probes: [(due: Double, ms: Double)]
-        /// When each `region.nearest` of a quiet device was seen (seconds since the start): the
-        /// answers of devices no longer sighted, cleared as they go stale.
-        var quietAnswers: [Double]
+        /// Every `region.nearest` answer about a device this drive did not sight, when it was seen
+        /// (`Bench.now()`) and whether it named no café: quiet devices' answers, cleared as they go stale.
+        var quietAnswers: [(device: Int, cleared: Bool, at: Double)]
+        /// When the drive started (`Bench.now()`), which `probes`' due times count from.
+        var start: Double
     }
 
     /// Which devices a drive sights: `count` of them in turn from `start` (wrapping), the rest quiet.
@@ -40,6 +42,8 @@ final class Driver {
     private var cursor = 0
     private var active: Cycle?
     private var freshCounter = 0
+    /// When each device was last sighted (`Bench.now()` as its report was written; nan: never).
+    private var sightedAt: [Double]
     private(set) var totalAccepted = 0
 
     /// Sends as `gateway` and watches the bus as `observer` (CURVE clients in deployed mode).
@@ -56,6 +60,7 @@ final class Driver {
         try observer.secureClient(sub, server: "bus")
         try sub.connect(busSub)
         self.ids = ids
+        sightedAt = Array(repeating: .nan, count: ids.count)
         beacons = catalog.cafes.map { cafe in (cafe.beaconMajor, cafe.stations.map(\.minor)) }
         uuid = catalog.beaconUUID
     }
@@ -67,6 +72,24 @@ final class Driver {
 
     /// Where the next drive's devices start: the one after the last sighted.
     var position: Int { cursor % ids.count }
+
+    /// When `device` was last sighted (`Bench.now()` as its report was written); nil: never.
+    func lastSighted(_ device: Int) -> Double? {
+        sightedAt[device].isNaN ? nil : sightedAt[device]
+    }
+
+    /// Waits `seconds` reading (and dropping) what the bus sends meanwhile: a subscriber that
+    /// reads nothing for the bus's `--slow-subscriber-seconds` (5) is cut, and the events of its
+    /// next step would be lost while it connects again.
+    func idle(seconds: Double) throws {
+        var poller = Poller()
+        poller.register(sub)
+        let end = Bench.now() + seconds
+        while Bench.now() < end {
+            _ = try poller.poll(timeoutMilliseconds: max(1, Int(((end - Bench.now()) * 1000).rounded(.up))))
+            while try sub.tryReceiveMultipart() != nil {}
+        }
+    }
 
     /// Drives `rate` for `seconds`, `freshPerSecond` of the reports from new devices whose region
     /// events are timed from `measureFrom` on. With `cycle`, only those devices are sighted, and
@@ -87,7 +110,7 @@ final class Driver {
         var accepted = 0
         var intended: [String: Double] = [:]
         var probes: [(due: Double, ms: Double)] = []
-        var quietAnswers: [Double] = []
+        var quietAnswers: [(device: Int, cleared: Bool, at: Double)] = []
         var poller = Poller()
         poller.register(dealer)
         poller.register(sub)
@@ -100,13 +123,14 @@ final class Driver {
             }
             while let frames = try sub.tryReceiveMultipart() {
                 guard frames.count == 2 else { continue }
-                if frames[0].starts(with: Self.nearestTopic) {
-                    // Not decoded: thousands a second in a wave. Only the device's number is read.
-                    if cycle != nil, let device = Self.benchDevice(in: frames[1]), !isSighted(device) { quietAnswers.append(Bench.now() - start) }
+                guard let envelope = try? Wire.decodeEnvelope(frames[1]) else { continue }
+                if case .nearest(let answer) = envelope.body {
+                    if cycle != nil, let device = Self.benchDevice(answer.deviceId), device < ids.count, !isSighted(device) {
+                        quietAnswers.append((device, answer.beacon == nil, Bench.now()))
+                    }
                     continue
                 }
-                guard let envelope = try? Wire.decodeEnvelope(frames[1]), case .region(let event) = envelope.body,
-                      let due = intended.removeValue(forKey: event.deviceId) else { continue }
+                guard case .region(let event) = envelope.body, let due = intended.removeValue(forKey: event.deviceId) else { continue }
                 if due - start >= measureFrom { probes.append((due - start, (Bench.now() - due) * 1000)) }
             }
         }
@@ -133,22 +157,13 @@ final class Driver {
         cursor = (sighted.start + cursor % sighted.count) % ids.count
         active = nil
         return Outcome(achieved: Double(accepted) / max(elapsed, seconds), accepted: accepted, latencies: probes.map(\.ms).sorted(), probes: probes,
-                       quietAnswers: quietAnswers)
+                       quietAnswers: quietAnswers, start: start)
     }
 
-    private static let nearestTopic = Array("region.nearest.".utf8)
-    private static let benchId = Data(#""deviceId":"bench-"#.utf8)
-
-    /// The number of the bench device a `region.nearest` frame is about, read from its bytes.
-    static func benchDevice(in frame: Data) -> Int? {
-        guard let found = frame.range(of: benchId) else { return nil }
-        var number = 0, index = found.upperBound, digits = 0
-        while index < frame.endIndex, (48...57).contains(frame[index]), digits < 9 {
-            number = number * 10 + Int(frame[index] - 48)
-            index += 1
-            digits += 1
-        }
-        return digits > 0 ? number : nil
+    /// The number of a bench device ("bench-N"); nil for any other id (the fresh devices).
+    static func benchDevice(_ deviceId: String) -> Int? {
+        guard deviceId.hasPrefix("bench-"), deviceId.count <= 15 else { return nil }
+        return Int(deviceId.dropFirst(6)).flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// Whether the current drive sights `device`.
@@ -162,6 +177,7 @@ final class Driver {
     /// whose first sighting must produce a region event.
     private func batchFrame(fresh: Int) -> (Data, [String]) {
         let now = Timestamp(Date()).rfc3339
+        let sentAt = Bench.now()
         var out = #"{"op":"ingest.batch","id":"b","body":{"reports":["#
         var freshIDs: [String] = []
         for r in 0..<reportsPerBatch {
@@ -179,6 +195,7 @@ final class Driver {
                 let sighted = active ?? Cycle(start: 0, count: ids.count)
                 let device = (sighted.start + cursor % sighted.count) % ids.count
                 id = ids[device]
+                sightedAt[device] = sentAt
                 cursor += 1
                 cafe = beacons[device % beacons.count]
             }
