@@ -31,6 +31,13 @@ final class DeviceTable {
         return (slot, true)
     }
 
+    /// Makes room for `count` devices at once (a restart knows how many it restores), so the
+    /// table is not rehashed and the states not copied again and again as it grows.
+    func reserve(_ count: Int) {
+        slots.reserveCapacity(count)
+        states.reserveCapacity(count)
+    }
+
     /// Drops everything held for a device and frees its slot. Returns the records it had; nil
     /// when nothing was held.
     func free(_ deviceId: String) -> [CompactRecord]? {

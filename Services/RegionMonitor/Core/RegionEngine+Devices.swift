@@ -65,6 +65,11 @@ extension RegionEngine {
         return effects
     }
 
+    /// Makes room for `count` devices before a restore adds them one by one.
+    public func reserveDevices(_ count: Int) {
+        devices.reserve(count)
+    }
+
     /// Restores a device's last status from storage: its authorization (withdrawn or not), its
     /// precision, and whether it can range. An authorization storage cannot read counts as granted.
     public func restoreDevice(deviceId: String, authorization: Authorization?, foreground: Bool, rangingAvailable: Bool, precise: Bool, now: Timestamp) {

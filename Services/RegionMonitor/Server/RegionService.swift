@@ -114,6 +114,7 @@ public final class RegionService {
             try engine.add(spec, owner: nil, now: now)
         }
         // Streamed, not read into arrays first: a restart with 10⁶ devices reads three rows each.
+        engine.reserveDevices(try store.restoredDeviceEstimate())
         try store.forEachDevice { device in
             engine.restoreDevice(deviceId: device.deviceId, authorization: device.authorization, foreground: device.foreground,
                                  rangingAvailable: device.rangingAvailable, precise: device.precise, now: now)

@@ -73,6 +73,13 @@ final class RegionStore {
         }
     }
 
+    /// About how many devices a restore brings back: those with a status or a nearest answer,
+    /// whichever is more (counting the union would cost a pass over both).
+    func restoredDeviceEstimate() throws -> Int {
+        let row = try db.query("SELECT (SELECT COUNT(*) FROM devices) AS d, (SELECT COUNT(*) FROM nearest) AS n").first
+        return max(row?.int("d") ?? 0, row?.int("n") ?? 0)
+    }
+
     /// Every device's status, handed to `body` as it is read (nothing kept: 10⁶ at a restart).
     func forEachDevice(_ body: (StoredDevice) throws -> Void) throws {
         try db.forEachRow("SELECT device_id, authorization, foreground, ranging_available, precise FROM devices") { row in
