@@ -41,6 +41,20 @@ struct RegionNearestFreshnessTests {
         #expect(engine.trackedDevices == 1) // the unsatisfied record stays
     }
 
+    @Test("a device back after a quiet spell longer than the freshness has its new answer cleared one freshness after, not at the exit timeout")
+    func clearedAgainAfterQuietSpell() throws {
+        // The bench's campus: a 600 s exit keeps heard beacons 600 s, and a device quiet past the
+        // freshness was put off until then; heard again, its answer must end on time all the same.
+        let macs = BeaconCondition(identifier: "macs", uuid: campusUUID, major: 1, exitTimeout: 600)
+        let engine = try RegionEngine(monitor: "campus", conditions: [macs])
+        _ = engine.sighting(Fixture.sighting(Fixture.macsGrill, .near, at: 0))
+        #expect(engine.tick(now: .at(10)).nearest == [NearestBeacon(deviceId: "phone-1", beacon: nil, proximity: nil, date: .at(10))])
+        #expect(engine.sighting(Fixture.sighting(Fixture.macsGrill, .near, at: 20)).nearest.map(\.beacon) == [Fixture.macsGrill])
+        #expect(engine.tick(now: .at(29.999)).nearest.isEmpty)
+        #expect(engine.tick(now: .at(30.5)).nearest == [NearestBeacon(deviceId: "phone-1", beacon: nil, proximity: nil, date: .at(30))])
+        #expect(engine.nearestBeacon(deviceId: "phone-1") == nil)
+    }
+
     @Test("an answer that ended while the timer was behind is dated when it ended, whether a late tick or a sighting finds it")
     func endedAnswerDatedWhenItEnded() {
         let engine = Fixture.engine()

@@ -30,12 +30,16 @@ final class ConditionTable {
     private var scoped: [String: [Int]] = [:]
     /// Heard beacons are kept this long: the longest exit timeout, or the freshness if longer.
     private(set) var heardMilliseconds: Int64
+    /// A sighting makes a deadline at most this far ahead: the nearest freshness, or the
+    /// shortest exit timeout if shorter.
+    private(set) var soonestDeadlineMilliseconds: Int64
     private let freshnessMilliseconds: Int64
 
     /// No conditions yet: heard beacons are kept for the nearest freshness.
     init(freshnessMilliseconds: Int64) {
         self.freshnessMilliseconds = freshnessMilliseconds
         heardMilliseconds = freshnessMilliseconds
+        soonestDeadlineMilliseconds = freshnessMilliseconds
     }
 
     /// The condition under an entry number; nil once removed.
@@ -68,7 +72,10 @@ final class ConditionTable {
             }
             if spec.assuming != nil { assumedEntries.append(e) }
         }
-        if case .beacon(_, let exit) = kind { heardMilliseconds = max(heardMilliseconds, exit) }
+        if case .beacon(_, let exit) = kind {
+            heardMilliseconds = max(heardMilliseconds, exit)
+            soonestDeadlineMilliseconds = min(soonestDeadlineMilliseconds, exit)
+        }
         return e
     }
 
@@ -84,16 +91,20 @@ final class ConditionTable {
         assumedEntries.removeAll { $0 == e }
         entries[e] = nil
         freeEntries.append(e)
-        // Only the longest exit timeout going can shorten the retention (adding one is O(1)).
-        if case .beacon(_, let exit) = entry.kind, exit >= heardMilliseconds { updateHeardRetention() }
+        // Only the longest or shortest exit timeout going changes the bounds (adding one is O(1)).
+        if case .beacon(_, let exit) = entry.kind, exit >= heardMilliseconds || exit <= soonestDeadlineMilliseconds { updateExitBounds() }
         return entry
     }
 
-    private func updateHeardRetention() {
-        var longest = freshnessMilliseconds
+    private func updateExitBounds() {
+        var longest = freshnessMilliseconds, shortest = freshnessMilliseconds
         for case let entry? in entries {
-            if case .beacon(_, let exit) = entry.kind { longest = max(longest, exit) }
+            if case .beacon(_, let exit) = entry.kind {
+                longest = max(longest, exit)
+                shortest = min(shortest, exit)
+            }
         }
         heardMilliseconds = longest
+        soonestDeadlineMilliseconds = shortest
     }
 }
