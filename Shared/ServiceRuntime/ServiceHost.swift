@@ -16,6 +16,8 @@ public final class ServiceHost {
     public let clock: any WallClock
     public let context: Context
     public let db: Database
+    /// The file's `quick_check`, running while the service restores (see `ServiceStorage`).
+    private let integrityCheck: IntegrityCheck?
     public let reactor: Reactor
     public let shutdown = ShutdownSignal()
     public let publisher: EventPublisher
@@ -57,7 +59,7 @@ public final class ServiceHost {
 
         let dataDir = config[CommonOptions.dataDir]
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-        db = try ServiceStorage.open(path: (dataDir as NSString).appendingPathComponent("\(instance).sqlite"))
+        (db, integrityCheck) = try ServiceStorage.openChecking(path: (dataDir as NSString).appendingPathComponent("\(instance).sqlite"))
         let maxDatabaseMB = config[CommonOptions.maxDatabaseMB]
         if maxDatabaseMB > 0 { try db.limitSize(megabytes: maxDatabaseMB) }
         // The reactor commits; the disk's syncs happen on the checkpointer's thread (WALCheckpointer).
@@ -137,6 +139,12 @@ public final class ServiceHost {
     }
 
     // MARK: Running
+
+    /// Waits for the database file's integrity check; throws the refusal to start when it found
+    /// the file damaged. Called before anything is served.
+    public func confirmStorage() throws {
+        if let refusal = integrityCheck?.refusal() { throw refusal }
+    }
 
     /// Runs `service` (built on this host's parts) until SIGTERM or SIGINT, keeping it while it
     /// runs, then stops within the linger bounds: last flush, sockets closed with bounded linger,

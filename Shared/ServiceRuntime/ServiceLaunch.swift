@@ -36,7 +36,15 @@ public struct ServiceLaunch<Settings> {
     public func run(_ start: (ServiceHost, Settings) throws -> AnyObject) {
         do {
             let host = try ServiceHost(options: options, config: config)
-            let service = try start(host, settings)
+            let service: AnyObject
+            do {
+                service = try start(host, settings)
+            } catch {
+                // A damaged file makes the restore fail too: the check's verdict says why.
+                try host.confirmStorage()
+                throw error
+            }
+            try host.confirmStorage()
             host.run(service)
         } catch {
             startLog.exitStart("start failed", error: error, status: 1)
