@@ -55,6 +55,27 @@ struct RegionNearestFreshnessTests {
         #expect(engine.nearestBeacon(deviceId: "phone-1") == nil)
     }
 
+    @Test("devices due only to be put back on the timer do not count against a pass's limit: the answer that ends is cleared in the same pass")
+    func checksDoNotCrowdOutClearings() {
+        let engine = Fixture.engine()
+        // 100 phones named at 0 and heard near again at 5: each is due at 10 (its old deadline)
+        // only to be put back, its answer lasting to 15. phone-quiet, named at 0.5, is not heard again.
+        for i in 0..<100 { _ = engine.sighting(Fixture.sighting(Fixture.macsGrill, .near, device: "phone-\(i)", at: 0)) }
+        _ = engine.sighting(Fixture.sighting(Fixture.macsGrill, .near, device: "phone-quiet", at: 0.5))
+        for i in 0..<100 { _ = engine.sighting(Fixture.sighting(Fixture.macsGrill, .near, device: "phone-\(i)", at: 5)) }
+        let cleared = NearestBeacon(deviceId: "phone-quiet", beacon: nil, proximity: nil, date: .at(10.5))
+        #expect(engine.tick(now: .at(10.5), limit: 1, checks: 1_000).nearest == [cleared], "one pass: 100 checks and the one clearing")
+        #expect(!engine.isBehind(now: .at(10.5)))
+        // A pass that may look at fewer devices than are due leaves the rest for the next one.
+        let other = Fixture.engine()
+        for i in 0..<100 { _ = other.sighting(Fixture.sighting(Fixture.macsGrill, .near, device: "phone-\(i)", at: 0)) }
+        _ = other.sighting(Fixture.sighting(Fixture.macsGrill, .near, device: "phone-quiet", at: 0.5))
+        for i in 0..<100 { _ = other.sighting(Fixture.sighting(Fixture.macsGrill, .near, device: "phone-\(i)", at: 5)) }
+        #expect(other.tick(now: .at(10.5), limit: 1, checks: 50).nearest.isEmpty)
+        #expect(other.isBehind(now: .at(10.5)))
+        #expect(other.tick(now: .at(10.5), limit: 1, checks: 51).nearest == [cleared])
+    }
+
     @Test("an answer that ended while the timer was behind is dated when it ended, whether a late tick or a sighting finds it")
     func endedAnswerDatedWhenItEnded() {
         let engine = Fixture.engine()

@@ -157,12 +157,15 @@ public final class RegionService {
     func tick() throws {
         if needsReload { reloadEngine() }
         let now = clock.now()
-        try apply(engine.tick(now: now, limit: Self.devicesPerTick))
+        try apply(engine.tick(now: now, limit: Self.devicesPerTick, checks: Self.checksPerTick))
         timerBehind = engine.isBehind(now: now)
     }
 
-    /// Devices one timer pass handles: about 1 ms of exits (each an event and a record written).
+    /// Devices with something to announce one timer pass handles: about 1 ms of exits (each an
+    /// event and a record written).
     static let devicesPerTick = 20
+    /// Devices one timer pass looks at, most of them only to put back on the timer (a few µs each).
+    static let checksPerTick = 256
 
     /// The engine moves in memory before its effects are written; when the storage refuses the
     /// write (a full disk), the records and events roll back and the engine would believe it had
