@@ -85,7 +85,7 @@ let package = Package(
                 path: "Services/LoadTest/Kit"),
         .executableTarget(name: "load-test", dependencies: ["LoadTestKit", "ServiceRuntime"], path: "Services/LoadTest/Main"),
         // Test helpers every test target shares (a clock in the test's hand, refusal codes); never shipped.
-        .target(name: "TestSupport", dependencies: ["Messages", "Policy"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["Messages", "Policy", "ZeroMQ"], path: "Tests/Support"),
         // Fuzz targets, one per decoder that takes input from the network or a user; the tests run a short
         // deterministic pass of each, cafe-fuzz a longer one, deploy/fuzz.sh each under libFuzzer. Never shipped.
         .target(name: "FuzzTargets", dependencies: ["Messages", "Campus", "ServiceRuntime", "RegionMonitorCore", "BeaconIngestServer",

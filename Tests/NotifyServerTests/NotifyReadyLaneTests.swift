@@ -19,28 +19,17 @@ struct NotifyReadyLaneTests {
     func readyBeforeBacklog() throws {
         let h = try NotifyHarness()
         try h.register("phone-1")
-        let bus = try Socket(h.host.context, .xpub)
+        // Both consumers' subscriptions reached the bus: nothing published from here is dropped.
+        let bus = try StandInBus(context: h.host.context, endpoint: h.busSub, awaiting: ["region.", "order."])
         defer { bus.close() }
-        try bus.setSendHighWaterMark(0)
-        try bus.setLinger(milliseconds: 0)
-        try bus.bind(h.busSub)
-        var subscribed: Set<String> = []
-        while !subscribed.isSuperset(of: ["region.", "order."]), let frames = try bus.receiveMultipart(timeoutMilliseconds: 5_000) {
-            if let first = frames.first, first.first == 1 { subscribed.insert(String(decoding: first.dropFirst(), as: UTF8.self)) }
-        }
-        try #require(subscribed.isSuperset(of: ["region.", "order."]), "subscriptions seen: \(subscribed)")
+        try #require(bus.subscribed.isSuperset(of: ["region.", "order."]), "subscriptions seen: \(bus.subscribed)")
 
         let now = h.clock.now()
-        let beacon = BeaconIdentity(uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: 1, minor: 1)
-        for seq in 1...Self.backlog {
-            let nearest = NearestBeacon(deviceId: "walker-\(seq % 5_000)", beacon: beacon, proximity: .near, date: now)
-            let envelope = Envelope(type: .regionNearest, source: "region-monitor", stream: "region", seq: seq, time: now, body: .nearest(nearest))
-            try bus.send(multipart: [Data("region.nearest.walker".utf8), Wire.encode(envelope)])
-        }
+        try bus.publishNearestBacklog(Self.backlog, at: now)
         let order = h.order("ord-1", .ready)
         let ready = Envelope(type: .orderReady, source: "order-service", stream: "order", seq: 1, time: now,
                              body: .order(OrderEvent(order: order, previous: .preparing, reason: nil, at: now)))
-        try bus.send(multipart: [Data("order.ready.caffe-macs".utf8), Wire.encode(ready)])
+        try bus.publish(ready, topic: "order.ready.caffe-macs")
 
         var regionCursorAtReady: UInt64?
         var finished = false

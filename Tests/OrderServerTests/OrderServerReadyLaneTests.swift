@@ -20,28 +20,16 @@ struct OrderServerReadyLaneTests {
     func readyBeforeBacklog() throws {
         let h = try OrderHarness()
         let order = try h.kioskOrder(try h.reserve()).order
-        let bus = try Socket(h.host.context, .xpub)
-        defer { bus.close() }
-        try bus.setSendHighWaterMark(0)
-        try bus.setLinger(milliseconds: 0)
-        try bus.bind(h.busSub)
         // Both consumers' subscriptions reached the bus: nothing published from here is dropped.
-        var subscribed: Set<String> = []
-        while !subscribed.isSuperset(of: ["region.", "kitchen."]), let frames = try bus.receiveMultipart(timeoutMilliseconds: 5_000) {
-            if let first = frames.first, first.first == 1 { subscribed.insert(String(decoding: first.dropFirst(), as: UTF8.self)) }
-        }
-        try #require(subscribed.isSuperset(of: ["region.", "kitchen."]), "subscriptions seen: \(subscribed)")
+        let bus = try StandInBus(context: h.host.context, endpoint: h.busSub, awaiting: ["region.", "kitchen."])
+        defer { bus.close() }
+        try #require(bus.subscribed.isSuperset(of: ["region.", "kitchen."]), "subscriptions seen: \(bus.subscribed)")
 
         let now = h.clock.now()
-        let beacon = BeaconIdentity(uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: 1, minor: 1)
-        for seq in 1...Self.backlog {
-            let nearest = NearestBeacon(deviceId: "walker-\(seq % 5_000)", beacon: beacon, proximity: .near, date: now)
-            let envelope = Envelope(type: .regionNearest, source: "region-monitor", stream: "region", seq: seq, time: now, body: .nearest(nearest))
-            try bus.send(multipart: [Data("region.nearest.walker".utf8), Wire.encode(envelope)])
-        }
+        try bus.publishNearestBacklog(Self.backlog, at: now)
         let ready = KitchenEvent(orderId: order.orderId, cafeId: order.cafeId, ticketId: nil, station: nil, at: now)
         let envelope = Envelope(type: .kitchenReady, source: "kitchen-display", stream: "kitchen", seq: 1, time: now, body: .kitchen(ready))
-        try bus.send(multipart: [Data("kitchen.ready.\(order.cafeId)".utf8), Wire.encode(envelope)])
+        try bus.publish(envelope, topic: "kitchen.ready.\(order.cafeId)")
 
         // The reactor runs here, on the test's thread; a probe after each turn notes how far the
         // region backlog was when the ready had been applied, and stops once all of it is.
