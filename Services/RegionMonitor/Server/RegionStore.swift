@@ -108,8 +108,11 @@ final class RegionStore {
     /// Nearest beacons as last announced (a cleared one has no row), handed to `body` as read.
     func forEachNearest(_ body: (NearestBeacon) throws -> Void) throws {
         try db.forEachRow("SELECT value FROM nearest") { row in
-            // `value` is NOT NULL: an empty text is refused by the decoder like any malformed one.
-            try body(try row.withText(0) { try Self.decode(NearestBeacon.self, $0) } ?? Self.decode(NearestBeacon.self, UnsafeRawBufferPointer(start: nil, count: 0)))
+            // `value` is NOT NULL; a NULL one is a damaged row, refused as a malformed one is.
+            guard let answer = try row.withText(0, { try Self.decode(NearestBeacon.self, $0) }) else {
+                throw WireError(.messageMalformed, "a stored nearest answer has no value")
+            }
+            try body(answer)
         }
     }
 
