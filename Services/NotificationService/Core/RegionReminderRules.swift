@@ -20,7 +20,7 @@ public enum RegionReminderRules {
     /// condition named by the café id became satisfied. Other monitors' identifiers mean what
     /// their owners say, and `.area` circles are far wider than a café.
     public static func arrivalCafe(_ event: RegionEvent) -> String? {
-        guard event.monitor == CampusCatalog.monitorName, event.state == .satisfied, !event.identifier.contains(".") else { return nil }
+        guard event.monitor == CampusCatalog.monitorName, event.state == .satisfied, !event.identifier.utf8.contains(UInt8(ascii: ".")) else { return nil }
         return event.identifier
     }
 

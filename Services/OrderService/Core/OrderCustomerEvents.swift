@@ -10,7 +10,7 @@ public enum OrderCustomerEvents {
     /// The café's own condition is its beacons, named by the café id; `<id>.area` and
     /// `<id>.approach` are wider circles and are not arrivals.
     public static func arrivalCafe(_ event: RegionEvent) -> String? {
-        guard event.state == .satisfied, event.monitor == CampusCatalog.monitorName, !event.identifier.contains(".") else { return nil }
+        guard event.state == .satisfied, event.monitor == CampusCatalog.monitorName, !event.identifier.utf8.contains(UInt8(ascii: ".")) else { return nil }
         return event.identifier
     }
 
@@ -18,7 +18,7 @@ public enum OrderCustomerEvents {
     public static func approachCafe(_ event: RegionEvent) -> String? {
         guard event.state == .satisfied, event.monitor == CampusCatalog.monitorName, event.identifier.hasSuffix(".approach") else { return nil }
         let cafe = event.identifier.dropLast(".approach".count)
-        return cafe.isEmpty || cafe.contains(".") ? nil : String(cafe)
+        return !cafe.isTopicPart ? nil : String(cafe)
     }
 
     /// The café whose approach area a campus region event decides, and whether it says the device
@@ -28,7 +28,7 @@ public enum OrderCustomerEvents {
     public static func approachDecision(_ event: RegionEvent) -> (cafeId: String, outside: Bool)? {
         guard event.monitor == CampusCatalog.monitorName, event.identifier.hasSuffix(".approach") else { return nil }
         let cafe = event.identifier.dropLast(".approach".count)
-        guard !cafe.isEmpty, !cafe.contains(".") else { return nil }
+        guard cafe.isTopicPart else { return nil }
         return (String(cafe), event.state == .unsatisfied)
     }
 

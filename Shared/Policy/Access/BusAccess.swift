@@ -58,7 +58,7 @@ public enum BusAccess {
             return true
         case .phone:
             // A device id with a dot is no topic part: its prefix would match another device's topics.
-            guard let device = principal.deviceId, !device.contains(".") else { return false }
+            guard let device = principal.deviceId, device.isTopicPart else { return false }
             let own = Array(Topic.notifyDelivery(device: device).utf8)
             return prefix.count >= own.count && prefix.starts(with: own)
         case .edge:
