@@ -32,12 +32,13 @@ final class RegionHarness {
     private var fixEndpoint: String
     private var seq: UInt64 = 0
 
-    init(start: Timestamp = RegionHarness.t0, arguments: [String] = []) throws {
+    /// A service on a new folder, or on `folder` when a test prepared one (a database from before).
+    init(start: Timestamp = RegionHarness.t0, arguments: [String] = [], folder: URL? = nil) throws {
         clock = ManualClock(start)
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("region-server-\(UUID().uuidString.prefix(8))")
+        self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("region-server-\(UUID().uuidString.prefix(8))")
         catalog = try CampusCatalog.load(path: Self.campusPath)
         self.arguments = arguments
-        (host, service, fixEndpoint) = try Self.open(folder: folder, clock: clock, catalog: catalog, arguments: arguments)
+        (host, service, fixEndpoint) = try Self.open(folder: self.folder, clock: clock, catalog: catalog, arguments: arguments)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }

@@ -81,9 +81,9 @@ extension RegionService {
 
     private func writeRecords(_ effects: RegionEffects) throws {
         for event in effects.events {
-            let body = try events.emitKeepingBody(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event)).body
+            try events.emit(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event))
             // A purged device's records are deleted below: their last events are only announced.
-            if effects.purged == nil { try store.saveRecord(event, lastEvent: body) }
+            if effects.purged == nil { try store.saveRecord(event) }
         }
         for value in effects.nearest {
             let body = try events.emitKeepingBody(.regionNearest, topic: Topic.regionNearest, stream: "region", .nearest(value)).body

@@ -94,15 +94,44 @@ final class RegionStore {
         return records
     }
 
-    /// Every record, handed to `body` as it is read (nothing kept), its last event read from the
-    /// row's bytes by the hand-written reader.
+    /// Every record, handed to `body` as it is read (nothing kept), its last event made from the
+    /// row's columns, or read from its JSON in a row written before migration 6.
     func forEachRecord(_ body: (StoredRecord) throws -> Void) throws {
-        try db.forEachRow("SELECT monitor, identifier, device_id, last_event, last_seen_ms, decided FROM records") { row in
-            try body(StoredRecord(monitor: row.string(0), identifier: row.string(1), deviceId: row.string(2),
-                                  lastEvent: try row.withText(3) { try Self.decode(RegionEvent.self, $0) },
-                                  lastSeen: row.optionalInt64(4).map(Timestamp.init(milliseconds:)),
-                                  decided: row.optionalString(5).flatMap(ConditionState.init(rawValue:))))
+        // Refinements name a handful of beacon UUIDs: the last one's text is reused while it repeats.
+        var lastUUID = ""
+        try db.forEachRow("""
+            SELECT monitor, identifier, device_id, state, event_ms, flags, refinement_uuid, refinement_major, refinement_minor,
+                last_seen_ms, decided, last_event FROM records
+            """) { row in
+            let monitor = row.string(0), identifier = row.string(1), deviceId = row.string(2)
+            var lastEvent: RegionEvent?
+            if row.isNull(4) {
+                lastEvent = try row.withText(11) { try Self.decode(RegionEvent.self, $0) }
+            } else if let state = ConditionState(rawValue: row.string(3)), let eventMs = row.optionalInt64(4) {
+                let flags = row.optionalString(5).map { Self.flags($0) } ?? []
+                var refinement: BeaconIdentity?
+                if let major = row.optionalInt64(7), let minor = row.optionalInt64(8), let repeated = row.withText(6, { Self.same($0, lastUUID) }) {
+                    if !repeated { lastUUID = row.string(6) }
+                    refinement = BeaconIdentity(uuid: lastUUID, major: Int(major), minor: Int(minor))
+                }
+                lastEvent = RegionEvent(monitor: monitor, identifier: identifier, deviceId: deviceId, state: state, refinement: refinement,
+                                        flags: flags, date: Timestamp(milliseconds: eventMs))
+            }
+            try body(StoredRecord(monitor: monitor, identifier: identifier, deviceId: deviceId, lastEvent: lastEvent,
+                                  lastSeen: row.optionalInt64(9).map(Timestamp.init(milliseconds:)),
+                                  decided: row.optionalString(10).flatMap(ConditionState.init(rawValue:))))
         }
+    }
+
+    /// Whether stored text is `text`, compared as bytes.
+    static func same(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0) }
+    }
+
+    /// Event flags as stored: their names joined by commas (a name this build does not know is left out).
+    static func flags(_ text: String) -> [EventFlag] {
+        text.split(separator: ",").compactMap { EventFlag(rawValue: String($0)) }
     }
 
     /// Nearest beacons as last announced (a cleared one has no row), handed to `body` as read.
@@ -159,18 +188,23 @@ final class RegionStore {
 
     // MARK: Records and nearest answers
 
-    /// Stores a record as its event left it: `lastEvent` is the event's JSON as its envelope
-    /// carries it, so the event is encoded once. A satisfied event's date is its record's last
-    /// matching sighting until a later one is saved. An `unknown` event keeps the state the record
-    /// was last decided in.
-    func saveRecord(_ event: RegionEvent, lastEvent: Data) throws {
+    /// Stores a record as its event left it: the event is the row's key, state, date, flags and
+    /// refinement. A satisfied event's date is its record's last matching sighting until a later
+    /// one is saved. An `unknown` event keeps the state the record was last decided in.
+    func saveRecord(_ event: RegionEvent) throws {
         let lastSeen: Int64? = event.state == .satisfied ? event.date.milliseconds : nil
         let decided: String? = event.state == .unknown ? nil : event.state.rawValue
+        let flags: String? = event.flags.isEmpty ? nil : event.flags.map(\.rawValue).joined(separator: ",")
+        let refinement = event.refinement
         try db.run("""
-            INSERT INTO records (monitor, identifier, device_id, state, last_event, last_seen_ms, decided) VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, last_event = excluded.last_event,
+            INSERT INTO records (monitor, identifier, device_id, state, event_ms, flags, refinement_uuid, refinement_major, refinement_minor,
+                last_seen_ms, decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, last_event = NULL, event_ms = excluded.event_ms,
+                flags = excluded.flags, refinement_uuid = excluded.refinement_uuid, refinement_major = excluded.refinement_major,
+                refinement_minor = excluded.refinement_minor,
                 last_seen_ms = COALESCE(excluded.last_seen_ms, last_seen_ms), decided = COALESCE(excluded.decided, decided)
-            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue, String(decoding: lastEvent, as: UTF8.self), lastSeen, decided)
+            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue, event.date.milliseconds, flags,
+                   refinement?.uuid, refinement.map { Int64($0.major) }, refinement.map { Int64($0.minor) }, lastSeen, decided)
     }
 
     /// Saves satisfied records' last matching sightings (a batch from the engine, one transaction).
