@@ -10,7 +10,8 @@
 /// struct: a copy of a generic struct instance (every `for … in`, on the sighting path) was
 /// compiled as a call through its type metadata's value witness, a copy of a concrete one as two
 /// moves and a retain. Use it through the collection API; `head` and `rest` are its storage.
-protocol InlineFirstList: RandomAccessCollection, MutableCollection where Index == Int, Indices == Range<Int> {
+protocol InlineFirstList: RandomAccessCollection, MutableCollection
+where Index == Int, Indices == Range<Int>, Iterator == InlineFirstIterator<Element> {
     /// Element 0; nil only while the list is empty.
     var head: Element? { get set }
     /// Elements 1…; emptied (its buffer released) whenever it holds none.
@@ -27,13 +28,25 @@ extension InlineFirstList {
 
     subscript(position: Int) -> Element {
         @inline(__always) get { position == 0 ? head! : rest[position - 1] }
+        // One yield, so the optimizer can inline it (a coroutine that yields in two places is
+        // called, frame and all, for every `records[i].field = …`); the element is a few words.
         _modify {
-            if position == 0 {
-                yield &head!
-            } else {
-                yield &rest[position - 1]
+            var element = position == 0 ? head! : rest[position - 1]
+            defer {
+                if position == 0 {
+                    head = element
+                } else {
+                    rest[position - 1] = element
+                }
             }
+            yield &element
         }
+    }
+
+    /// The inline element, then the heap ones through the array's own iterator.
+    @inline(__always)
+    func makeIterator() -> InlineFirstIterator<Element> {
+        InlineFirstIterator(head: head, rest: rest.makeIterator())
     }
 
     /// The first index whose element `predicate` accepts (records are looked up by condition on every sighting).
@@ -60,6 +73,21 @@ extension InlineFirstList {
         if !rest.isEmpty { try rest.removeAll(where: shouldRemove) }
         if dropFirst { head = rest.isEmpty ? nil : rest.removeFirst() }
         if rest.isEmpty, rest.capacity > 0 { rest = [] }
+    }
+}
+
+/// Iterates an `InlineFirstList`: no index arithmetic or bounds check per element.
+struct InlineFirstIterator<Element>: IteratorProtocol {
+    fileprivate var head: Element?
+    fileprivate var rest: IndexingIterator<[Element]>
+
+    @inline(__always)
+    mutating func next() -> Element? {
+        if let first = head {
+            head = nil
+            return first
+        }
+        return rest.next()
     }
 }
 
