@@ -1,8 +1,10 @@
 /// A binary min-heap of (deadline, device slot): the region timer's queue.
 struct DeadlineHeap {
+    /// 16 bytes (a slot as `Int` made it 24): the heap holds an entry per scheduled device,
+    /// and more while superseded ones wait to be popped.
     struct Entry {
         var due: Int64
-        var slot: Int
+        var slot: UInt32
         var generation: UInt32
     }
 

@@ -6,18 +6,38 @@ import Darwin
 #endif
 
 /// Everything the engine holds for one device.
+///
+/// Laid out for memory (issue 31: ≤ 350 B per tracked device in region-monitor): 168 bytes
+/// (MemoryLayout, x86-64) with the first record and the first heard beacon in place
+/// (`InlineFirstList`), where two heap arrays used to cost 80 bytes each beside a 112-byte
+/// state. Swift lays fields out in the order declared, so the small ones come last, packed after
+/// the nearest answer's 25 bytes; `DeviceTableTests` holds the size.
 struct DeviceState {
     let id: String
     /// Bumped when the slot is freed (`DeviceTable.free`), so timer entries of a purged device are ignored.
     let generation: UInt32
-    // The flags sit beside `generation` (in its padding) and `unsavedFrom` in the tail padding, so
-    // the state is no larger than before it was saved: 88 bytes (MemoryLayout, x86-64), 96 since
-    // the nearest answer keeps its beacon's last near sighting (`Nearest.nearAt`), 112 since it
-    // keeps the key of the candidates last announced (`candidatesKey`) and the café the phone
-    // walked away from (`movedFrom`).
     /// The cafés last announced as candidates while no café is named (`NearestBeaconTracker`), as
     /// an order-free key; 0 when none were.
     var candidatesKey: UInt32 = 0
+    /// The earliest matching sighting not yet handed out for storage; `allSaved` when all are.
+    private(set) var unsavedFrom = DeviceState.allSaved
+    static let allSaved = Int64.max
+    /// Recent fixes, oldest first.
+    private(set) var fixes: [CompactFix] = []
+    /// One per condition this device has a record of.
+    var records = RecordList()
+    /// The latest sighting of each beacon heard recently.
+    private(set) var heard = HeardList()
+    var nearest: Nearest?
+    /// `rangingUnavailable` and `seenSinceSave`, one bit each.
+    private var bits: UInt8 = 0
+    private var movedFromBeacon = DeviceState.noBeacon
+    /// `scheduled`, with `unscheduled` for none (an optional's extra byte would cost 8 with padding).
+    private var scheduledAt = DeviceState.unscheduled
+    private static let unscheduled = Int64.min
+    private static let noBeacon = CompactBeacon(uuid: -1, major: 0, minor: 0)
+    private static let rangingBit: UInt8 = 1, seenBit: UInt8 = 2
+
     /// The café (any of its beacons) the latest readings said the device walked away from, until
     /// they no longer put another café nearer (`NearestBeaconTracker.contradicted`). Kept without
     /// an optional's extra byte, so that it fits beside the flags.
@@ -25,24 +45,21 @@ struct DeviceState {
         get { movedFromBeacon == Self.noBeacon ? nil : movedFromBeacon }
         set { movedFromBeacon = newValue ?? Self.noBeacon }
     }
-    private var movedFromBeacon = DeviceState.noBeacon
-    private static let noBeacon = CompactBeacon(uuid: -1, major: 0, minor: 0)
     /// The device said it cannot range beacons.
-    var rangingUnavailable = false
+    var rangingUnavailable: Bool {
+        get { bits & Self.rangingBit != 0 }
+        set { bits = newValue ? bits | Self.rangingBit : bits & ~Self.rangingBit }
+    }
     /// Sighted (a watched beacon) since its last matching sightings were last handed out for storage.
-    private(set) var seenSinceSave = false
+    private(set) var seenSinceSave: Bool {
+        get { bits & Self.seenBit != 0 }
+        set { bits = newValue ? bits | Self.seenBit : bits & ~Self.seenBit }
+    }
     /// The deadline this device is on the timer for, if any.
-    var scheduled: Int64?
-    /// One per condition this device has a record of.
-    var records: [CompactRecord] = []
-    /// The latest sighting of each beacon heard recently.
-    private(set) var heard: [Heard] = []
-    var nearest: Nearest?
-    /// Recent fixes, oldest first.
-    private(set) var fixes: [CompactFix] = []
-    /// The earliest matching sighting not yet handed out for storage; `allSaved` when all are.
-    private(set) var unsavedFrom = DeviceState.allSaved
-    static let allSaved = Int64.max
+    var scheduled: Int64? {
+        get { scheduledAt == Self.unscheduled ? nil : scheduledAt }
+        set { scheduledAt = newValue ?? Self.unscheduled }
+    }
 
     /// A device with nothing held yet, in a slot at `generation`.
     init(id: String, generation: UInt32 = 0) {

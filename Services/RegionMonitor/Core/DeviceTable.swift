@@ -1,50 +1,56 @@
-/// Every device's compact state, one slot each, found by device id with one dictionary lookup.
-/// A purged device's slot is reused, its generation bumped so timer entries made for the device
-/// before are recognised as stale.
+/// Every device's compact state, one slot each, found by device id through an open-addressing
+/// index of slot numbers (`DeviceIndex`). A purged device's slot is reused, its generation bumped
+/// so timer entries made for the device before are recognised as stale.
 final class DeviceTable {
-    private var slots: [String: Int] = [:]
+    private var index = DeviceIndex()
     private var states: [DeviceState] = []
-    private var freeSlots: [Int] = []
+    private var freeSlots: [UInt32] = []
 
     /// Devices with any state held.
-    var count: Int { slots.count }
+    var count: Int { index.count }
     /// Slots ever made, free ones included: every slot is below this.
     var slotCount: Int { states.count }
     /// The slot of every device held, in no particular order.
-    var occupiedSlots: Dictionary<String, Int>.Values { slots.values }
+    var occupiedSlots: DeviceIndex.Slots { index.slots }
 
     /// A device's slot; nil while nothing is held for it.
-    func slot(_ deviceId: String) -> Int? { slots[deviceId] }
+    func slot(_ deviceId: String) -> Int? {
+        index.find(hash: deviceId.hashValue) { states[$0].id == deviceId }.slot
+    }
 
     /// A device's slot, made (or a freed one reused) on first use; `isNew` then.
     func claim(_ deviceId: String) -> (slot: Int, isNew: Bool) {
-        if let slot = slots[deviceId] { return (slot, false) }
+        let hash = deviceId.hashValue
+        let found = index.find(hash: hash) { states[$0].id == deviceId }
+        if let slot = found.slot { return (slot, false) }
         let slot: Int
         if let free = freeSlots.popLast() {
-            slot = free
+            slot = Int(free)
             states[slot] = DeviceState(id: deviceId, generation: states[slot].generation)
         } else {
             slot = states.count
             states.append(DeviceState(id: deviceId))
         }
-        slots[deviceId] = slot
+        index.insert(slot, hash: hash, bucket: found.bucket) { states[$0].id.hashValue }
         return (slot, true)
     }
 
     /// Makes room for `count` devices at once (a restart knows how many it restores), so the
-    /// table is not rehashed and the states not copied again and again as it grows.
+    /// index is not rebuilt and the states not copied again and again as they grow.
     func reserve(_ count: Int) {
-        slots.reserveCapacity(count)
+        index.reserve(count) { states[$0].id.hashValue }
         states.reserveCapacity(count)
     }
 
     /// Drops everything held for a device and frees its slot. Returns the records it had; nil
     /// when nothing was held.
     func free(_ deviceId: String) -> [CompactRecord]? {
-        guard let slot = slots.removeValue(forKey: deviceId) else { return nil }
-        let records = states[slot].records
+        let found = index.find(hash: deviceId.hashValue) { states[$0].id == deviceId }
+        guard let slot = found.slot else { return nil }
+        index.remove(at: found.bucket) { states[$0].id.hashValue }
+        let records = Array(states[slot].records)
         states[slot] = DeviceState(id: "", generation: states[slot].generation &+ 1)
-        freeSlots.append(slot)
+        freeSlots.append(UInt32(slot))
         return records
     }
 
@@ -58,7 +64,7 @@ final class DeviceTable {
     /// Drops every device's record of a condition that is gone. Returns how many were dropped.
     func dropRecords(of entry: Int) -> Int {
         var removed = 0
-        for slot in slots.values { removed += states[slot].dropRecords(of: entry) }
+        for slot in index.slots { removed += states[slot].dropRecords(of: entry) }
         return removed
     }
 

@@ -49,7 +49,11 @@ struct NearestBeaconTracker {
     func update(_ device: inout DeviceState, now: Int64, uuids: BeaconUUIDTable) -> NearestBeacon? {
         var leader: Heard?
         var anyNear = false, rivalled = false
-        for heard in device.heard where isFresh(heard, now) {
+        // Here and below the heard beacons are walked by index, never `for heard in device.heard`:
+        // that copies the list (retaining its heap part) several times per sighting.
+        for i in device.heard.indices {
+            let heard = device.heard[i]
+            guard isFresh(heard, now) else { continue }
             if heard.proximity.decidesPlace {
                 anyNear = true
                 if var nearest = device.nearest, heard.beacon == nearest.beacon, heard.at > nearest.nearAt {
@@ -89,7 +93,9 @@ struct NearestBeaconTracker {
         guard device.nearest == nil else { return [] }
         var leader: Heard?
         var anyNear = false
-        for heard in device.heard where isFresh(heard, now) {
+        for i in device.heard.indices {
+            let heard = device.heard[i]
+            guard isFresh(heard, now) else { continue }
             anyNear = anyNear || heard.proximity.decidesPlace
             if let current = leader, !Self.ranks(heard, before: current) { continue }
             leader = heard
@@ -134,7 +140,9 @@ struct NearestBeaconTracker {
         guard rivalled else { return leader.readings >= aloneReadings }
         guard leader.readings >= readings, !contradicted(leader.beacon, in: &device, now: now) else { return false }
         var rival = -Float.infinity
-        for heard in device.heard where isFresh(heard, now) && !heard.beacon.samePlace(as: leader.beacon) {
+        for i in device.heard.indices {
+            let heard = device.heard[i]
+            guard isFresh(heard, now) && !heard.beacon.samePlace(as: leader.beacon) else { continue }
             rival = max(rival, heard.level)
         }
         return leader.level - rival >= margin
@@ -149,7 +157,9 @@ struct NearestBeaconTracker {
     private func contradicted(_ beacon: CompactBeacon, in device: inout DeviceState, now: Int64) -> Bool {
         // By accuracy (the smoothed RSSI's distance): `moved` dB nearer is `movedRatio` times nearer.
         var own = Double.infinity, rival = Double.infinity
-        for heard in device.heard where isFresh(heard, now) {
+        for i in device.heard.indices {
+            let heard = device.heard[i]
+            guard isFresh(heard, now) else { continue }
             if heard.beacon.samePlace(as: beacon) {
                 own = min(own, heard.accuracy)
             } else if heard.proximity.decidesPlace {
@@ -171,7 +181,9 @@ struct NearestBeaconTracker {
     /// café it walked to, though the mean still favours the one it left), last.
     private func candidates(_ device: DeviceState, leader: Heard, now: Int64) -> [Heard] {
         var best: [Heard] = []
-        for heard in device.heard where isCandidate(heard, leader: leader, now: now) {
+        for n in device.heard.indices {
+            let heard = device.heard[n]
+            guard isCandidate(heard, leader: leader, now: now) else { continue }
             if let i = best.firstIndex(where: { $0.beacon.samePlace(as: heard.beacon) }) {
                 if Self.ranks(heard, before: best[i]) { best[i] = heard }
             } else {
@@ -187,15 +199,16 @@ struct NearestBeaconTracker {
     /// list: most decisions only need to know whether it changed.
     private func candidatesKey(_ device: DeviceState, leader: Heard, now: Int64) -> UInt32 {
         var key: UInt32 = 0
-        let heard = device.heard
         var latestCounted = false
         let latest = latestNear(device, now: now)
-        for i in heard.indices where isCandidate(heard[i], leader: leader, now: now) {
+        for i in device.heard.indices {
+            let heard = device.heard[i]
+            guard isCandidate(heard, leader: leader, now: now) else { continue }
             // Each café once: skip a beacon whose café an earlier candidate counted.
-            let counted = heard[..<i].contains { isCandidate($0, leader: leader, now: now) && $0.beacon.samePlace(as: heard[i].beacon) }
+            let counted = (0..<i).contains { isCandidate(device.heard[$0], leader: leader, now: now) && device.heard[$0].beacon.samePlace(as: heard.beacon) }
             if counted { continue }
-            key = key &+ Self.placeKey(heard[i].beacon)
-            if let latest, latest.beacon.samePlace(as: heard[i].beacon) { latestCounted = true }
+            key = key &+ Self.placeKey(heard.beacon)
+            if let latest, latest.beacon.samePlace(as: heard.beacon) { latestCounted = true }
         }
         if let latest, !latestCounted { key = key &+ Self.placeKey(latest.beacon) }
         return key
@@ -212,7 +225,9 @@ struct NearestBeaconTracker {
     /// The near beacon the latest smoothed readings put nearest, if any is fresh.
     private func latestNear(_ device: DeviceState, now: Int64) -> Heard? {
         var latest: Heard?
-        for heard in device.heard where isFresh(heard, now) && heard.proximity.decidesPlace {
+        for i in device.heard.indices {
+            let heard = device.heard[i]
+            guard isFresh(heard, now) && heard.proximity.decidesPlace else { continue }
             if let current = latest, !(heard.accuracy < current.accuracy) { continue }
             latest = heard
         }

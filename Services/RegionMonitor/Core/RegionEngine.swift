@@ -7,7 +7,7 @@ import Messages
 /// unknown never switch the café). Synchronous and deterministic; every input carries the time.
 ///
 /// Sightings are the hot path (every phone ranges about once a second), so a device's state is
-/// one compact value found with one dictionary lookup; the beacon UUIDs conditions name are interned
+/// one compact value found with one hash-table lookup (`DeviceIndex`); the beacon UUIDs conditions name are interned
 /// (a sighting of any other UUID is dropped before it costs anything) and public
 /// values (`ConditionRecord`, `RegionEvent`, `NearestBeacon`) are built only when asked for or
 /// announced. Fixes never leave the engine except as yes/no answers and orderings.

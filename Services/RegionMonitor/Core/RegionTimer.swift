@@ -15,7 +15,9 @@ final class RegionTimer {
     /// tick (`now` given) the deadline is strictly after that tick, so a tick ends.
     func schedule(_ device: inout DeviceState, slot: Int, conditions: ConditionTable, after now: Int64? = nil) {
         var earliest = Int64.max
-        for record in device.records {
+        // By index: iterating would copy the list (see `NearestBeaconTracker.update`).
+        for i in device.records.indices {
+            let record = device.records[i]
             guard let entry = conditions[Int(record.entry)] else { continue }
             switch entry.kind {
             case .beacon(_, let exit):
@@ -30,7 +32,8 @@ final class RegionTimer {
             if now.map({ ends > $0 }) ?? true { earliest = min(earliest, ends) }
         }
         let retention = conditions.heardMilliseconds
-        for heard in device.heard {
+        for i in device.heard.indices {
+            let heard = device.heard[i]
             // Going stale for the nearest answer: a deadline a tick already passed (and updated the
             // answer at) is not one to come back for, or the device would be due again every tick.
             if let stale = nearest.staleAt(heard), now.map({ stale > $0 }) ?? true { earliest = min(earliest, stale) }
@@ -46,14 +49,14 @@ final class RegionTimer {
             return
         }
         device.scheduled = earliest
-        due.push(DeadlineHeap.Entry(due: earliest, slot: slot, generation: device.generation))
+        due.push(DeadlineHeap.Entry(due: earliest, slot: UInt32(slot), generation: device.generation))
     }
 
     /// The slot of the next device due at `now`, taken off the timer; nil when none is.
     func nextDue(at now: Int64, in devices: DeviceTable) -> Int? {
         while let next = due.peek(), next.due <= now {
             due.pop()
-            let slot = next.slot
+            let slot = Int(next.slot)
             // A purged (and maybe reused) slot, or an entry superseded by a later schedule.
             guard slot < devices.slotCount, devices[slot].scheduled == next.due, devices[slot].generation == next.generation else { continue }
             devices[slot].scheduled = nil

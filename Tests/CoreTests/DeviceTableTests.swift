@@ -1,0 +1,107 @@
+import Messages
+@testable import RegionMonitorCore
+import Testing
+
+/// The device table's memory layout (issue 31: ≤ 350 B per tracked device in region-monitor) and
+/// the parts it is built of: the id index (open addressing, backward-shift removal) and the
+/// lists whose first element is kept in place.
+@Suite("Region engine: the device table's compact layout")
+struct DeviceTableTests {
+    /// A deterministic generator (SplitMix64), so a failing sequence of operations repeats.
+    struct Steps {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+    }
+
+    @Test("a device's state is 168 bytes with its first record and first heard beacon in place; a timer entry 16")
+    func layout() {
+        #expect(MemoryLayout<DeviceState>.size <= 168)
+        #expect(MemoryLayout<DeadlineHeap.Entry>.stride == 16)
+    }
+
+    @Test("claims, lookups and frees agree with a dictionary over 20,000 random operations, slots reused")
+    func indexAgreesWithDictionary() {
+        let table = DeviceTable()
+        var model: [String: Int] = [:]
+        var steps = Steps(state: 31)
+        for _ in 0..<20_000 {
+            let id = "device-\(steps.next(3_000))"
+            switch steps.next(3) {
+            case 0:
+                let (slot, isNew) = table.claim(id)
+                #expect(isNew == (model[id] == nil))
+                if let known = model[id] { #expect(slot == known) }
+                model[id] = slot
+                #expect(table[slot].id == id)
+            case 1:
+                let freed = table.free(id)
+                #expect((freed != nil) == (model.removeValue(forKey: id) != nil))
+            default:
+                #expect(table.slot(id) == model[id])
+            }
+        }
+        #expect(table.count == model.count)
+        #expect(Set(table.occupiedSlots) == Set(model.values))
+        #expect(table.slotCount <= 3_000)
+        for (id, slot) in model { #expect(table.slot(id) == slot) }
+    }
+
+    @Test("a table reserved ahead holds what is claimed after it, and a freed slot comes back with its generation bumped")
+    func reserveAndReuse() {
+        let table = DeviceTable()
+        table.reserve(1_000)
+        for i in 0..<1_000 { _ = table.claim("phone-\(i)") }
+        let slot = table.slot("phone-7")!
+        #expect(table.free("phone-7") != nil)
+        #expect(table.slot("phone-7") == nil)
+        #expect(table.free("phone-7") == nil)
+        let (again, isNew) = table.claim("phone-1000")
+        #expect(isNew && again == slot)
+        #expect(table[again].generation == 1)
+        for i in 0..<1_000 where i != 7 { #expect(table.slot("phone-\(i)") != nil) }
+    }
+
+    /// The lists' shared code, on integers.
+    struct IntList: InlineFirstList {
+        typealias Element = Int
+        var head: Int?
+        var rest: [Int] = []
+    }
+
+    @Test("a list with its first element in place keeps order through appends, changes and removals")
+    func inlineFirstList() {
+        var list = IntList()
+        #expect(list.isEmpty && list.count == 0)
+        for i in 1...5 { list.append(i) }
+        list[0] += 10
+        list[3] += 10
+        #expect(Array(list) == [11, 2, 3, 14, 5])
+        list.removeAll { $0 > 10 }
+        #expect(Array(list) == [2, 3, 5])
+        list.removeAll { $0 == 99 }
+        #expect(Array(list) == [2, 3, 5])
+        list.removeAll { $0 < 5 }
+        #expect(Array(list) == [5] && list.first == 5)
+        list.removeAll { _ in true }
+        #expect(list.isEmpty && Array(list).isEmpty)
+        list.append(8)
+        #expect(Array(list) == [8])
+    }
+
+    @Test("a purged device's records come back from the table and it holds nothing after")
+    func purgeReturnsRecords() {
+        let engine = RegionEngineTests.engine()
+        _ = engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsSalad, device: "phone-a", at: 0))
+        _ = engine.sighting(RegionEngineTests.sighting(RegionEngineTests.coffeeBar, device: "phone-a", at: 1))
+        let effects = engine.purge(deviceId: "phone-a", at: .at(2))
+        #expect(effects.events.map(\.identifier) == ["macs", "coffee"])
+        #expect(engine.trackedDevices == 0)
+        #expect(engine.record(deviceId: "phone-a", identifier: "macs") == nil)
+    }
+}
