@@ -14,7 +14,8 @@ public enum Benchmarks {
     static let rates = Option.rates("rates", default: [25000, 50000, 75000, 100000, 125000, 150000, 200000], help: "the rates (b) steps through")
     static let only = Option.list("only", default: ["a", "b", "c", "d"], help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope JSON")
     static let zmqMessages = Option.count("zmq-messages", 1_000...100_000_000, default: 2_000_000, help: "messages in each of (a)'s PUB→SUB runs")
-    static let settleSeconds = Option.seconds("settle-seconds", .nonNegative, default: 11, help: "seconds (b) waits for exits to fire before measuring memory")
+    static let settleSeconds = Option.seconds("settle-seconds", .nonNegative, default: 21,
+                                             help: "seconds (b) waits after its first pass before measuring memory (the pass's nearest answers end, then region-monitor trims its heap)")
     static let latencyRate = Option.rate("latency-rate", default: 50000, help: "the rate of (b)'s latency step")
     static let modes = Option.list("modes", default: ["plain", "deployed"], help: "security modes (a) and (b) run in, side by side: plain, deployed (CURVE), or both")
     /// Its options, in `--help` order.
