@@ -58,7 +58,7 @@ public struct RegionMonitorSettings: Sendable, Equatable {
                                                           help: "a named café is no longer named while another café's near beacon is this many dB nearer by the latest smoothed readings (the phone walked on)")
     public static let nearestAloneOption = Option.count("nearest-alone-readings", 1...1_000, default: engineDefaults.nearestAloneReadings,
                                                         help: "how many readings of a near beacon name its café when no other café's beacon is heard")
-    public static let tickOption = Option.seconds("tick-seconds", default: 0.5, help: "how often the timer fires exits and dwell times")
+    public static let tickOption = Option.seconds("tick-seconds", default: 0.5, help: "how often the timer's full pass runs (what falls due is also taken every 2 ms)")
     public static let sightingSaveOption = Option.seconds("sighting-save-seconds", default: engineDefaults.sightingSaveInterval,
                                                           help: "a device still in range has its last matching sighting saved at least this often (or every quarter of its exit timeout if shorter; one that left, within 2 s), so exits fire on time after a restart")
     public static let conditionLimitOption = Option.count("condition-limit", 1...100_000, default: engineDefaults.conditionLimit,
