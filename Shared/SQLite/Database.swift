@@ -23,20 +23,15 @@ public final class Database {
     /// The thread that checkpoints this connection's log, once `checkpointInBackground()` ran.
     public internal(set) var backgroundCheckpoints: WALCheckpointer?
 
-    /// Set once per process, before its first open. Every event a consumer applies and every
-    /// `write` inside its batch is a savepoint, and each savepoint copies the pages it changes to
-    /// the statement journal; past 64 KiB (SQLite's default) that journal is a temporary file in
-    /// /var/tmp. strace of region-monitor at 10,000 sightings/s: 42 such files a second and about
-    /// 13 MB/s written to them, beside 3,000 WAL frames a second. In memory up to 16 MiB (a
-    /// transaction is a 1 ms batch or one request), a larger one still spills.
-    static let processConfiguration: Void = {
-        _ = cafe_sqlite_statement_journal_spill(16 * 1_048_576)
-    }()
+    // Statement journals (the undo of open savepoints) keep SQLite's default: in memory up to
+    // 64 KiB, then a temporary file. Kept in memory up to 16 MiB (SQLITE_CONFIG_STMTJRNL_SPILL)
+    // to spare region-monitor's 42 temporary files a second, a journal past the limit failed with
+    // SQLITE_FULL instead of spilling (SQLite 3.40.1; 256 KiB failed too, 128 KiB did not), so a
+    // large enough batch or bulk change was refused as a full disk (`StatementJournalTests`).
 
     /// Opens (creating it when `create` and it does not exist) the database at `path` in WAL
     /// mode, waiting up to `busyTimeoutMilliseconds` for locks held by other connections.
     public init(path: String, create: Bool = true, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
-        _ = Self.processConfiguration
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &connection, flags, nil)
