@@ -29,7 +29,7 @@ extension DeviceStatus: FastJSONDecodable {
             case "precise": fill(&precise, sc.bool())
             case "monitoringAvailable": fill(&monitoring, sc.bool())
             case "rangingAvailable": fill(&ranging, sc.bool())
-            case "changedAt": fill(&changedAt, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            case "changedAt": fill(&changedAt, sc.timestamp())
             default: nil
             }
         }

@@ -24,7 +24,7 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
             case "stream": fill(&stream, sc.string())
             // Within `seqRange` (0…Int64.max); beyond, Foundation's route refuses it, naming the field.
             case "seq": fill(&seq, sc.integer().flatMap { $0 >= 0 ? $0 : nil })
-            case "time": fill(&time, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            case "time": fill(&time, sc.timestamp())
             case "body": readFirst(&body, else: &bodyRange, from: &sc)
             default: nil
             }
@@ -142,7 +142,7 @@ extension Sighting: FastJSONDecodable {
             case "measuredPower": fill(&power, sc.int())
             case "accuracy": fill(&accuracy, sc.number())
             case "proximity": fill(&proximity, sc.string().flatMap(Proximity.init(rawValue:)))
-            case "observedAt": fill(&observed, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            case "observedAt": fill(&observed, sc.timestamp())
             case "meanRssi": fill(&mean, sc.number())
             case "readings": fill(&readings, sc.int())
             default: nil
@@ -274,7 +274,7 @@ extension RegionEvent: FastJSONDecodable {
                     }
                     return read ? list : nil
                 }())
-            case "date": fill(&date, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            case "date": fill(&date, sc.timestamp())
             default: nil
             }
         }
@@ -292,7 +292,7 @@ extension NearestBeacon: FastJSONDecodable {
             case "beacon": fill(&beacon, BeaconIdentity.read(from: &sc))
             case "candidates": fill(&candidates, sc.list(of: BeaconIdentity.self, atMost: maxCandidates))
             case "proximity": fill(&proximity, sc.string().flatMap(Proximity.init(rawValue:)))
-            case "date": fill(&date, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            case "date": fill(&date, sc.timestamp())
             default: nil
             }
         }

@@ -58,7 +58,7 @@ extension RangingReport: FastJSONDecodable {
             case "minor": fill(&minor, sc.int())
             case "rssi": fill(&rssi, sc.int())
             case "measuredPower": fill(&power, sc.int())
-            case "timestamp": fill(&timestamp, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            case "timestamp": fill(&timestamp, sc.timestamp())
             // Kept as text: a value this build does not know is refused per item, as the generic decoder does.
             case "proximity": fill(&proximity, sc.string())
             case "accuracy": fill(&accuracy, sc.number())
@@ -82,7 +82,7 @@ extension FixReport: FastJSONDecodable {
             case "longitude": fill(&longitude, sc.number())
             case "horizontalAccuracy": fill(&accuracy, sc.number())
             case "precise": fill(&precise, sc.bool())
-            case "timestamp": fill(&timestamp, sc.string().flatMap(Timestamp.init(rfc3339:)))
+            case "timestamp": fill(&timestamp, sc.timestamp())
             default: nil
             }
         }

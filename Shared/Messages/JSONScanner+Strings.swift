@@ -30,6 +30,29 @@ extension JSONScanner {
         }
     }
 
+    /// A string written plainly (printable ASCII, no escape), handed to `read` where it lies in
+    /// the frame, no String made; nil when it is written otherwise, and the reader gives up
+    /// (Foundation's route then reads it).
+    mutating func plainString<T>(_ read: (UnsafeRawBufferPointer) -> T?) -> T? {
+        guard expect(UInt8(ascii: "\"")) else { return nil }
+        let start = position
+        while position < bytes.count {
+            let b = bytes[position]
+            if b == UInt8(ascii: "\"") {
+                position += 1
+                return read(UnsafeRawBufferPointer(rebasing: bytes[start..<(position - 1)]))
+            }
+            guard b >= 0x20, b < 0x80, b != UInt8(ascii: "\\") else { return nil }
+            position += 1
+        }
+        return nil
+    }
+
+    /// An RFC 3339 time written plainly, parsed in place.
+    mutating func timestamp() -> Timestamp? {
+        plainString { Timestamp(rfc3339UTF8: $0) }
+    }
+
     /// The text of a string's content with its escapes replaced; nil when one is not valid.
     static func unescape(_ slice: UnsafeRawBufferPointer) -> String? {
         var out: [UInt8] = []

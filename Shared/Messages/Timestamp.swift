@@ -65,7 +65,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// Parses RFC 3339: date, "T", time, optional fraction (extra digits truncated to ms), "Z" or ±hh:mm.
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        var text = text
+        guard let parsed = text.withUTF8({ Timestamp(rfc3339UTF8: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = parsed
+    }
+
+    /// The same from UTF-8 bytes: a JSON string's content read in place (`JSONScanner.timestamp`),
+    /// without a String and an array made for every time on the hot paths.
+    init?(rfc3339UTF8 b: UnsafeRawBufferPointer) {
         func digits(_ at: Int, _ count: Int) -> Int64? {
             guard at + count <= b.count else { return nil }
             var v: Int64 = 0

@@ -131,6 +131,10 @@ struct CodecDifferentialTests {
         row("whole numbers written with an exponent or a fraction", .report, .foundation, [(#""major":1"#, #""major":1e0"#), (#""rssi":-61"#, #""rssi":-61.0"#)]),
         row("a byte order mark", .report, .foundation, [(#"{"op""#, "\u{FEFF}" + #"{"op""#)]),
         row("what Foundation tolerates in a value it skips", .report, .foundation, [(#""deviceId""#, "\"junk\":[01,1.,\"tab\there\"],\"deviceId\"")]),
+        // Times are read in place only when written plainly.
+        row("a time written with an escape", .envelope, .foundation, [(#""time":"2026-01-01T00:00:00.000Z""#, #""time":"2026-01-01T00:00:00\u002e000Z""#)]),
+        row("a sighting's time written with an escape", .envelope, .foundation,
+            [(#""observedAt":"2026-01-01T00:00:00.000Z""#, #""observedAt":"2026\u002d01-01T00:00:00.000Z""#)]),
         row("another event type", .envelope, .foundation, [(#""sighting.reported""#, #""heartbeat""#), (#"{"body":{"accuracy""#, #"{"body":{"service":"s","streams":{},"replayEndpoint":"tcp://x:1","accuracy""#)]),
         // The request object, its body and 62 arrays: 64 levels, the most any frame may nest.
         row("an unknown member nested to the limit", .report, .fast, [(#""deviceId""#, #""deep":"# + nested(62) + #","deviceId""#)]),
