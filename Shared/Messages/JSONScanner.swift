@@ -86,18 +86,9 @@ struct JSONScanner {
     /// A member name: its bytes when written plainly (printable ASCII, no escape), which is what
     /// readers match without building a string, or else its text (nil when not valid).
     mutating func key() -> JSONKey? {
-        guard expect(UInt8(ascii: "\"")) else { return nil }
         let start = position
-        while position < bytes.count {
-            let b = bytes[position]
-            if b == UInt8(ascii: "\"") {
-                position += 1
-                return JSONKey(plain: UnsafeRawBufferPointer(rebasing: bytes[start..<(position - 1)]))
-            }
-            guard b >= 0x20, b < 0x80, b != UInt8(ascii: "\\") else { break }
-            position += 1
-        }
-        position = start - 1
+        if let plain = plainString({ $0 }) { return JSONKey(plain: plain) }
+        position = start
         return string().map(JSONKey.init(decoded:))
     }
 
