@@ -13,7 +13,8 @@ public struct Poller {
         public static let writable = Events(rawValue: Int16(ZMQ_POLLOUT))
     }
 
-    private var sockets: [Socket] = []
+    /// The socket of each entry; nil for a file descriptor's.
+    private var sockets: [Socket?] = []
     private var items: [zmq_pollitem_t] = []
 
     public init() {}
@@ -23,6 +24,14 @@ public struct Poller {
     public mutating func register(_ socket: Socket, events: Events = .readable) -> Int {
         sockets.append(socket)
         items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: events.rawValue, revents: 0))
+        return sockets.count - 1
+    }
+
+    /// Adds a file descriptor (a `WakeTimer`'s); returns its index in the results of `poll`.
+    @discardableResult
+    public mutating func register(fileDescriptor: Int32, events: Events = .readable) -> Int {
+        sockets.append(nil)
+        items.append(zmq_pollitem_t(socket: nil, fd: fileDescriptor, events: events.rawValue, revents: 0))
         return sockets.count - 1
     }
 
@@ -40,7 +49,9 @@ public struct Poller {
     public mutating func poll(timeoutMilliseconds: Int) throws(ZeroMQError) -> [Int] {
         // A closed socket's handle is nil, and a nil socket makes zmq_poll watch file descriptor
         // `fd` (0, stdin) instead: refuse it rather than report stdin's readiness as the socket's.
-        for i in items.indices { items[i].socket = try sockets[i].live("zmq_poll") }
+        for i in items.indices {
+            if let socket = sockets[i] { items[i].socket = try socket.live("zmq_poll") }
+        }
         let count = items.count
         let rc = items.withUnsafeMutableBufferPointer { zmq_poll($0.baseAddress, Int32(count), timeoutMilliseconds) }
         if rc < 0 {

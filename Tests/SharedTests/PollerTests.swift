@@ -89,4 +89,43 @@ struct PollerTests {
         let error = #expect(throws: ZeroMQError.self) { try poller.poll(timeoutMilliseconds: 10) }
         #expect(error?.errno == ENOTSOCK)
     }
+
+    @Test("a wake timer beside a socket: its index when it fires, nothing once cleared, rearmed it fires again")
+    func wakeTimer() throws {
+        let context = try Context()
+        let pull = try Socket(context, .pull)
+        defer { pull.close() }
+        let endpoint = uniqueInproc("wake")
+        try pull.bind(endpoint)
+        let timer = try WakeTimer()
+        var poller = Poller()
+        #expect(poller.register(pull) == 0)
+        #expect(poller.register(fileDescriptor: timer.fileDescriptor) == 1)
+        // Not armed: nothing is ready.
+        #expect(try poller.poll(timeoutMilliseconds: 0) == [])
+        // A moment between two milliseconds, well inside a long timeout: the timer's index comes back.
+        timer.arm(atMonotonic: monotonicNow() + 0.0015)
+        #expect(try poller.poll(timeoutMilliseconds: 5_000) == [1])
+        // Until cleared it stays readable; cleared, it is quiet.
+        #expect(try poller.poll(timeoutMilliseconds: 0) == [1])
+        timer.clear()
+        #expect(try poller.poll(timeoutMilliseconds: 0) == [])
+        // A moment already past fires at once; arming again replaces the moment.
+        timer.arm(atMonotonic: monotonicNow() + 3_600)
+        timer.arm(atMonotonic: monotonicNow() - 1)
+        #expect(try poller.poll(timeoutMilliseconds: 5_000) == [1])
+        timer.clear()
+        // A socket and the timer are told apart.
+        let push = try Socket(context, .push)
+        defer { push.close() }
+        try push.connect(endpoint)
+        try push.send("hello")
+        #expect(try poller.poll(timeoutMilliseconds: 5_000) == [0])
+    }
+
+    private func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 }

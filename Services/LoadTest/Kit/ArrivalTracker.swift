@@ -34,6 +34,11 @@ final class ArrivalTracker {
     /// Certain expectations given up per key, so an event that comes after all counts as late, not unexpected.
     private var givenUp: [Key: Int] = [:]
     private(set) var latency = Histogram()
+    /// The same latency split where region-monitor published the event (its envelope's time):
+    /// the sighting's way in (generator, beacon-ingest, bus, region-monitor) and the event's way
+    /// out (commit, bus, this process's queue).
+    private(set) var toPublished = Histogram()
+    private(set) var fromPublished = Histogram()
     private(set) var counts = Counts()
 
     init(measureFrom: Double, timeout: Double) {
@@ -74,7 +79,8 @@ final class ArrivalTracker {
     }
 
     /// `region.event` satisfied for a phone of this run and a café, seen at schedule time `now`.
-    func satisfied(device: Int, place: Int, now: Double) {
+    /// `published` is when region-monitor published it, on the same clock (nil: not known).
+    func satisfied(device: Int, place: Int, now: Double, published: Double? = nil) {
         let key = Key(device: device, place: place)
         guard var list = pending[key], !list.isEmpty else {
             if let gone = givenUp[key] {
@@ -95,6 +101,10 @@ final class ArrivalTracker {
         outstandingCertain -= 1
         if first.intended >= measureFrom {
             latency.record(UInt64(max(0, (now - first.intended) * 1_000_000)))
+            if let published {
+                toPublished.record(UInt64(max(0, (published - first.intended) * 1_000_000)))
+                fromPublished.record(UInt64(max(0, (now - published) * 1_000_000)))
+            }
         }
     }
 

@@ -126,6 +126,7 @@ final class LoadRunner {
         let measureFrom = settings.warmup
         let end = settings.warmup + settings.duration
         let wallStart = Date().addingTimeInterval(0.05)
+        let wallStartSeconds = wallStart.timeIntervalSince1970
         let start = Reactor.monotonic() + 0.05
         let schedule = SightingSchedule(fleet: fleet, rate: settings.rate, batchSize: settings.batch, shards: shards, end: end, uuid: layout.uuid,
                                         wallStartMilliseconds: Timestamp(wallStart).milliseconds)
@@ -145,6 +146,11 @@ final class LoadRunner {
         for client in orderSockets { poller.register(client.socket) }
         let samplerBase = 1 + ingest.count + orderSockets.count
         for socket in sampler.sockets { poller.register(socket) }
+        // zmq_poll's timeout is whole milliseconds, rounded up: without this timer each batch went
+        // out up to a millisecond after its time (lag p50 0.66 ms at 10,000/s), and that lag is
+        // part of every latency measured from the schedule.
+        let wakeTimer = try WakeTimer()
+        let wakeIndex = poller.register(fileDescriptor: wakeTimer.fileDescriptor)
 
         func sent(_ batch: BatchInFlight, now: Double) {
             counts.sent += batch.sightings
@@ -200,11 +206,16 @@ final class LoadRunner {
             for _ in 0..<20_000 {
                 guard let frames = try sub.tryReceiveMultipart(), frames.count == 2 else { return }
                 if frames[0].starts(with: Array("region.event.".utf8)) {
-                    guard let event = try? JSONDecoder().decode(RegionEventHead.self, from: frames[1]), event.body.state == "satisfied",
-                          event.body.deviceId.hasPrefix(phonePrefix), let device = Int(event.body.deviceId.dropFirst(phonePrefix.count)),
-                          let place = placeIndex[event.body.identifier]
+                    // The platform's own reader (Foundation's decoder took this loop 20–50 µs an
+                    // event, its time added to every latency behind it in the queue).
+                    guard let envelope = try? Wire.decodeEnvelope(frames[1]), case .region(let event) = envelope.body, event.state == .satisfied,
+                          event.deviceId.hasPrefix(phonePrefix), let device = Int(event.deviceId.dropFirst(phonePrefix.count)),
+                          let place = placeIndex[event.identifier]
                     else { continue }
-                    arrivals.satisfied(device: device, place: place, now: now)
+                    // When region-monitor published it, on the schedule's clock: its envelope's
+                    // time, to the millisecond (the middle of that millisecond is taken).
+                    let published = Double(envelope.time.milliseconds) / 1000 + 0.0005 - wallStartSeconds
+                    arrivals.satisfied(device: device, place: place, now: now, published: published)
                 } else if frames[0].starts(with: Array("notify.delivery.".utf8)) {
                     guard let note = try? JSONDecoder().decode(NotificationHead.self, from: frames[1]), let orderId = note.body.orderId,
                           let kind = NotificationKind(rawValue: note.body.kind)
@@ -270,6 +281,7 @@ final class LoadRunner {
             if let due = sampler.nextDue { wake = min(wake, due - start) }
             if ingest.contains(where: \.hasQueued) || orderSockets.contains(where: \.hasQueued) { wake = min(wake, now + 0.001) }
             let waitMilliseconds = max(0, min(100, Int(((wake - now) * 1000).rounded(.up))))
+            if waitMilliseconds > 0 && wake - now < 0.1 { wakeTimer.arm(atMonotonic: start + wake) }
             let ready = try poller.poll(timeoutMilliseconds: waitMilliseconds)
             let after = Reactor.monotonic() - start
             for index in ready {
@@ -277,6 +289,8 @@ final class LoadRunner {
                     try drainBus(now: after)
                 } else if index <= ingest.count {
                     try ingest[index - 1].receive(now: after) { step, reply, rtt in handleIngest(step, reply: reply, rtt: rtt, now: after) }
+                } else if index == wakeIndex {
+                    wakeTimer.clear()
                 } else if index < samplerBase {
                     try orderSockets[index - 1 - ingest.count].receive(now: after) { step, reply, _ in try orders.handle(step, reply: reply, now: after) }
                 } else {
@@ -321,7 +335,8 @@ final class LoadRunner {
             batchRoundTripMs: LatencySummary(roundTrip))
         let a = arrivals.counts
         let regionEvents = RunReport.RegionEvents(expected: a.expected, seen: a.seen, lost: a.lost, late: a.late, uncertain: a.uncertain, uncertainSeen: a.uncertainSeen,
-                                                  unexpected: a.unexpected, cancelled: a.cancelled, latencyMs: LatencySummary(arrivals.latency))
+                                                  unexpected: a.unexpected, cancelled: a.cancelled, latencyMs: LatencySummary(arrivals.latency),
+                                                  toPublishedMs: LatencySummary(arrivals.toPublished), fromPublishedMs: LatencySummary(arrivals.fromPublished))
         let o = orders.counts
         let orderReport = RunReport.Orders(targetPerSecond: settings.orderRate, started: o.started, placed: o.placed, notified: o.notified, failed: o.failed,
                                            lost: o.lost, errors: o.errors, lostAt: o.lostAt, bumpRetries: o.bumpRetries, kitchenWaitsExpired: o.kitchenWaitsExpired, windowRetries: o.windowRetries,

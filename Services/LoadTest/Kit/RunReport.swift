@@ -90,6 +90,11 @@ public struct RunReport: Codable, Sendable {
         public var cancelled: Int
         /// Sighting (intended send of its batch) → region event on the bus.
         public var latencyMs: LatencySummary
+        /// The same, split where region-monitor published the event (its envelope's time, to the
+        /// millisecond): the way in (generator, beacon-ingest, bus, region-monitor's work) and
+        /// the way out (bus, this run's queue).
+        public var toPublishedMs: LatencySummary?
+        public var fromPublishedMs: LatencySummary?
     }
 
     /// The orders placed, bumped and awaited as a ready notification.
@@ -176,7 +181,11 @@ public struct RunReport: Codable, Sendable {
         lines.append("")
         lines.append("latency (ms)".padding(toLength: 27, withPad: " ", startingAt: 0)
                      + ["count", "p50", "p90", "p99", "p99.9", "max", "mean"].map { right($0, 9) }.joined())
-        for (name, s) in [("sighting → region event", regionEvents.latencyMs), ("order → ready notification", orders.latencyMs),
+        var rows = [("sighting → region event", regionEvents.latencyMs)]
+        if let toPublished = regionEvents.toPublishedMs, let fromPublished = regionEvents.fromPublishedMs {
+            rows += [("  until region-monitor sent", toPublished), ("  then until received here", fromPublished)]
+        }
+        for (name, s) in rows + [("order → ready notification", orders.latencyMs),
                           ("ingest.batch round trip", sightings.batchRoundTripMs), ("generator lag behind schedule", sightings.sendLagMs)] {
             let label = name.padding(toLength: 27, withPad: " ", startingAt: 0)
             lines.append(label + ["\(s.count)", n(s.p50, 2), n(s.p90, 2), n(s.p99, 2), n(s.p999, 2), n(s.max, 2), n(s.mean, 2)].map { right($0, 9) }.joined())

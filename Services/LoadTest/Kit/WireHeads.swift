@@ -46,17 +46,6 @@ extension BatchReplyHead {
     }
 }
 
-/// The parts of a `region.event` envelope the run needs.
-struct RegionEventHead: Decodable {
-    struct Body: Decodable {
-        var deviceId: String
-        var identifier: String
-        var state: String
-    }
-
-    var body: Body
-}
-
 /// The parts of a `notify.delivery` envelope the run needs.
 struct NotificationHead: Decodable {
     struct Body: Decodable {
