@@ -340,7 +340,9 @@ final class LoadRunner {
         let o = orders.counts
         let orderReport = RunReport.Orders(targetPerSecond: settings.orderRate, started: o.started, placed: o.placed, notified: o.notified, failed: o.failed,
                                            lost: o.lost, errors: o.errors, lostAt: o.lostAt, bumpRetries: o.bumpRetries, kitchenWaitsExpired: o.kitchenWaitsExpired, windowRetries: o.windowRetries,
-                                           resent: o.resent.values.reduce(0, +), resentByOp: o.resent, latencyMs: LatencySummary(orders.latency))
+                                           resent: o.resent.values.reduce(0, +), resentByOp: o.resent, latencyMs: LatencySummary(orders.latency),
+                                           stagesMs: ["reserve": LatencySummary(orders.stages.reserve), "place": LatencySummary(orders.stages.place),
+                                                      "kitchen": LatencySummary(orders.stages.kitchen), "ready": LatencySummary(orders.stages.ready)])
         return RunReport(
             settings: .init(runId: runID, rate: settings.rate, duration: settings.duration, warmup: settings.warmup, devices: settings.devices,
                             batch: settings.batch, orderRate: settings.orderRate, ingestShards: shards, beaconExitSeconds: settings.beaconExitSeconds,

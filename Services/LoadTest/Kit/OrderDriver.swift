@@ -32,6 +32,10 @@ final class OrderDriver {
         var openTickets: Set<String> = []
         var stage: Stage = .reserving
         var finished = false
+        /// Schedule times of the replies that moved it on: reserved, placed, every ticket bumped.
+        var reserved: Double?
+        var placed: Double?
+        var bumped: Double?
     }
 
     struct Window {
@@ -79,7 +83,18 @@ final class OrderDriver {
     /// Tickets whose bump was sent more than once: the first may have been applied before its reply was lost.
     private var resentBumps: Set<String> = []
     private(set) var latency = Histogram()
+    /// The same latency by stage, for the orders measured: intended start → reservation answered →
+    /// order answered → last ticket's bump answered (the kitchen showing the tickets included) →
+    /// the ready notification (the ready fact's way through order-service and notification-service).
+    private(set) var stages = Stages()
     private(set) var counts = Counts()
+
+    struct Stages {
+        var reserve = Histogram()
+        var place = Histogram()
+        var kitchen = Histogram()
+        var ready = Histogram()
+    }
 
     init(rate: Double, end: Double, measureFrom: Double, timeout: Double, runID: String, fleet: PhoneFleet, orderingPhones: Int,
          clients: OrderClients, windows: [String: [Window]], catalog: CampusCatalog) {
@@ -171,6 +186,7 @@ final class OrderDriver {
             switch Result(catching: { try Wire.decodeReply(reply, body: ReservationView.self).get() }) {
             case .success(let reservation):
                 tracked[number].stage = .placing
+                tracked[number].reserved = now
                 try place(number, reservation: reservation.reservationId, now: now)
             case .failure(let error):
                 let code = (error as? ServiceError)?.code ?? ErrorCode.messageMalformed.rawValue
@@ -190,6 +206,7 @@ final class OrderDriver {
             switch Result(catching: { try Wire.decodeReply(reply, body: OrderView.self).get() }) {
             case .success(let view):
                 counts.placed += 1
+                tracked[number].placed = now
                 let orderId = view.order.orderId
                 tracked[number].orderId = orderId
                 byOrderId[orderId] = number
@@ -206,13 +223,19 @@ final class OrderDriver {
             switch Result(catching: { try Wire.decodeReply(reply, body: TicketView.self).get() }) {
             case .success:
                 tracked[number].openTickets.remove(ticket)
-                if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping { tracked[number].stage = .notifying }
+                if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping {
+                    tracked[number].stage = .notifying
+                    tracked[number].bumped = now
+                }
             case .failure(let error):
                 let code = (error as? ServiceError)?.code ?? ErrorCode.messageMalformed.rawValue
                 if code == ErrorCode.ticketIllegalTransition.rawValue, resentBumps.contains(ticket) {
                     // A bump sent again after a lost reply finds the ticket bumped: the first one was applied.
                     tracked[number].openTickets.remove(ticket)
-                    if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping { tracked[number].stage = .notifying }
+                    if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping {
+                    tracked[number].stage = .notifying
+                    tracked[number].bumped = now
+                }
                 } else if code == ErrorCode.unknownTicket.rawValue || code == ErrorCode.forbidden.rawValue {
                     // The kitchen has not taken order.placed off the bus yet: try again shortly. In
                     // deployed mode a kitchen is told "forbidden" for a ticket it does not hold,
@@ -255,8 +278,15 @@ final class OrderDriver {
         tracked[number].finished = true
         tracked[number].stage = .done
         counts.notified += 1
-        if tracked[number].intended >= measureFrom {
-            latency.record(UInt64(max(0, (now - tracked[number].intended) * 1_000_000)))
+        let order = tracked[number]
+        guard order.intended >= measureFrom else { return }
+        func µs(_ seconds: Double) -> UInt64 { UInt64(max(0, seconds * 1_000_000)) }
+        latency.record(µs(now - order.intended))
+        if let reserved = order.reserved, let placed = order.placed, let bumped = order.bumped {
+            stages.reserve.record(µs(reserved - order.intended))
+            stages.place.record(µs(placed - reserved))
+            stages.kitchen.record(µs(bumped - placed))
+            stages.ready.record(µs(now - bumped))
         }
     }
 

@@ -74,6 +74,10 @@ public struct RunReport: Codable, Sendable {
     }
 
     /// The region events the sightings must cause, seen on the bus or lost.
+    /// The stages of an order's latency, in order, as the table names them.
+    static let orderStages = [(key: "reserve", label: "  until reserved"), (key: "place", label: "  then until placed"),
+                              (key: "kitchen", label: "  then all bumped"), (key: "ready", label: "  then ready notified")]
+
     public struct RegionEvents: Codable, Sendable {
         /// Arrivals that must each produce `region.event` satisfied.
         public var expected: Int
@@ -116,6 +120,9 @@ public struct RunReport: Codable, Sendable {
         public var resentByOp: [String: Int]
         /// Order intended start → `notify.delivery.<device>.` with the order "ready".
         public var latencyMs: LatencySummary
+        /// The same by stage: until the reservation is answered, then the order, then the last
+        /// ticket's bump (the kitchen showing the tickets included), then the ready notification.
+        public var stagesMs: [String: LatencySummary]?
     }
 
     /// What the bus carried from beacon-ingest to region-monitor, from their health counters.
@@ -185,7 +192,11 @@ public struct RunReport: Codable, Sendable {
         if let toPublished = regionEvents.toPublishedMs, let fromPublished = regionEvents.fromPublishedMs {
             rows += [("  until region-monitor sent", toPublished), ("  then until received here", fromPublished)]
         }
-        for (name, s) in rows + [("order → ready notification", orders.latencyMs),
+        rows.append(("order → ready notification", orders.latencyMs))
+        for stage in RunReport.orderStages {
+            if let summary = orders.stagesMs?[stage.key] { rows.append((stage.label, summary)) }
+        }
+        for (name, s) in rows + [
                           ("ingest.batch round trip", sightings.batchRoundTripMs), ("generator lag behind schedule", sightings.sendLagMs)] {
             let label = name.padding(toLength: 27, withPad: " ", startingAt: 0)
             lines.append(label + ["\(s.count)", n(s.p50, 2), n(s.p90, 2), n(s.p99, 2), n(s.p999, 2), n(s.max, 2), n(s.mean, 2)].map { right($0, 9) }.joined())
