@@ -120,10 +120,12 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
         return Data(out)
     }
 
-    /// Shortest round-trip text, as JSONEncoder writes it ("1.41", "-1", "0.5").
-    static func number(_ value: Double) -> String {
-        if value == value.rounded(.towardZero), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
+    /// Appends the shortest round-trip text, as JSONEncoder writes it ("1.41", "-1", "0.5"): a
+    /// whole number as digits, without making a String.
+    static func appendNumber(_ value: Double, to out: inout [UInt8]) {
+        if value == value.rounded(.towardZero), abs(value) < 1e15 { return JSONText.appendInteger(Int64(value), to: &out) }
+        var text = value.description
+        text.withUTF8 { out.append(contentsOf: $0) }
     }
 }
 
@@ -190,7 +192,7 @@ extension Sighting: FastJSONDecodable {
         func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
         func int(_ value: Int) { JSONText.appendInteger(Int64(value), to: &out) }
         raw(#"{"accuracy":"#)
-        out.append(contentsOf: Envelope.number(accuracy).utf8)
+        Envelope.appendNumber(accuracy, to: &out)
         raw(#","beacon":{"major":"#)
         int(beacon.major)
         raw(#","minor":"#)
@@ -201,7 +203,7 @@ extension Sighting: FastJSONDecodable {
         JSONText.appendQuoted(deviceId, to: &out)
         if let meanRssi {
             raw(#","meanRssi":"#)
-            out.append(contentsOf: Envelope.number(meanRssi).utf8)
+            Envelope.appendNumber(meanRssi, to: &out)
         }
         raw(#","measuredPower":"#)
         int(measuredPower)

@@ -12,9 +12,14 @@ public enum JSONText {
     /// Appends `text` as a JSON string literal; text needing no escapes is copied as it is.
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
-            out.append(contentsOf: text.utf8)
-        } else {
+        // Read as one buffer (a native string's own bytes): walking `utf8` costs a branch per byte.
+        var text = text
+        let plain = text.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if !plain {
             for byte in text.utf8 {
                 switch byte {
                 case 0x22: out.append(contentsOf: [0x5C, 0x22])

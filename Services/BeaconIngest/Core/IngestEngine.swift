@@ -102,17 +102,24 @@ public final class IngestEngine {
     /// The sighting's proximity and accuracy come from the smoothed RSSI; the phone's own values
     /// only when there is no usable RSSI (see `ProximityEstimator.estimate`).
     private func smooth(deviceId: String, beacon: BeaconIdentity, ranging: RangingReport) -> Sighting {
-        var smoother = smoothers[deviceId]?[beacon] ?? RSSISmoother(window: smoothingWindow, evidenceWindow: evidenceWindow)
-        let rssi = smoother.add(rssi: ranging.rssi, at: ranging.timestamp)
-        smoothers[deviceId, default: [:]][beacon] = smoother
+        // Added where it is held: a copy taken out and stored back shared its readings with the
+        // dictionary's, so each sighting copied them (an allocation) and hashed both keys twice.
+        let fresh = RSSISmoother(window: smoothingWindow, evidenceWindow: evidenceWindow)
+        let (rssi, held) = Self.add(ranging, to: &smoothers[deviceId, default: [:]][beacon, default: fresh])
         let estimate = ProximityEstimator.estimate(rssi: rssi, measuredPower: ranging.measuredPower,
                                                    reportedProximity: ranging.proximity, reportedAccuracy: ranging.accuracy)
         // The evidence goes with a smoothed RSSI only: without one, the phone's own estimate
         // stands in and there is no reading to count.
-        let evidence = rssi == nil ? nil : smoother.evidence
+        let evidence = rssi == nil ? nil : held
         return Sighting(deviceId: deviceId, beacon: beacon, rssi: Int((rssi ?? 0).rounded()), measuredPower: ranging.measuredPower,
                         accuracy: estimate.accuracy, proximity: estimate.proximity, observedAt: ranging.timestamp,
                         meanRssi: evidence?.mean, readings: evidence?.readings)
+    }
+
+    /// Adds the reading to `smoother`; the smoothed RSSI and the evidence it then holds.
+    private static func add(_ ranging: RangingReport, to smoother: inout RSSISmoother) -> (Double?, (mean: Double, readings: Int)?) {
+        let rssi = smoother.add(rssi: ranging.rssi, at: ranging.timestamp)
+        return (rssi, smoother.evidence)
     }
 
     /// Drops the smoothing state of a device (authorization withdrawn).
