@@ -76,7 +76,13 @@ public enum Benchmarks {
             if only.contains("d") {
                 print("(d) envelope JSON, one core (Wire.encode / Wire.decodeEnvelope)")
                 for result in CodecBenchmark.run(seconds: 1) {
-                    print("    \(result.name) (\(result.bytes) B): encode \(Bench.grouped(result.encodePerSecond))/s, decode \(Bench.grouped(result.decodePerSecond))/s")
+                    if result.sightingsEach > 1 {
+                        let each = Double(result.sightingsEach)
+                        print("    \(result.name), \(result.sightingsEach) sightings (\(result.bytes) B): encode \(Bench.grouped(result.encodePerSecond * each)) sightings/s, "
+                              + "decode \(Bench.grouped(result.decodePerSecond * each)) sightings/s")
+                    } else {
+                        print("    \(result.name) (\(result.bytes) B): encode \(Bench.grouped(result.encodePerSecond))/s, decode \(Bench.grouped(result.decodePerSecond))/s")
+                    }
                 }
             }
         } catch {
