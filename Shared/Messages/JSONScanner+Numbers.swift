@@ -35,12 +35,47 @@ extension JSONScanner {
     mutating func number() -> Double? {
         skipSpace()
         let start = position
-        guard let scanned = scanNumber(),
-              let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)),
+        guard let scanned = scanNumber() else { return nil }
+        let text = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+        if !scanned.exponent, let value = Self.shortDecimal(text) { return value }
+        guard let value = Double(String(decoding: text, as: UTF8.self)),
               value.isFinite, value != 0 || !(scanned.significant || scanned.exponent)
         else { return nil }
         return value
     }
+
+    /// A decimal without an exponent whose digits fit 2^53, with at most 22 after the point
+    /// ("1.41", "-63.4", "12"), as an exact integer divided by an exact power of ten: one correctly
+    /// rounded division, so the same Double strtod gives (Clinger's fast path) without making a
+    /// String and parsing it again. Nil for any other number, which takes strtod's way.
+    static func shortDecimal(_ text: UnsafeRawBufferPointer) -> Double? {
+        var index = 0, negative = false
+        if index < text.count, text[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var mantissa: UInt64 = 0, digits = 0, fraction = 0, afterPoint = false
+        while index < text.count {
+            let byte = text[index]
+            index += 1
+            if byte == UInt8(ascii: ".") {
+                afterPoint = true
+                continue
+            }
+            if afterPoint { fraction += 1 }
+            // Leading zeros are not digits of the mantissa.
+            if mantissa == 0 && byte == UInt8(ascii: "0") { continue }
+            digits += 1
+            guard digits <= 16 else { return nil }
+            mantissa = mantissa * 10 + UInt64(byte &- UInt8(ascii: "0"))
+        }
+        guard mantissa <= 1 << 53, fraction < exactPowersOfTen.count else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[fraction]
+        return negative ? -value : value
+    }
+
+    /// 10^0 … 10^22: every one exact in a Double.
+    static let exactPowersOfTen: [Double] = (0...22).map { exponent in (0..<exponent).reduce(1.0) { value, _ in value * 10 } }
 
     /// Consumes a number as JSON writes it: "-"?, an integer part without leading zeros, an
     /// optional fraction and an optional exponent. Nil when the text is not one.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Strings a reader uses, escapes replaced.
 extension JSONScanner {
     /// A string. Escapes other than \" \\ \/ \n \t \r \b \f \uXXXX (surrogates only as a pair) give
@@ -16,8 +22,14 @@ extension JSONScanner {
                 defer { position += 1 }
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
                 if !plain { return Self.unescape(slice) }
-                // ASCII is UTF-8 as it stands; only other text pays for validation.
-                return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+                guard ascii else { return String(validating: slice, as: UTF8.self) }
+                // ASCII is UTF-8 as it stands; only other text pays for validation. Up to 15
+                // bytes a String holds them inline; a longer one is reused when it was just read.
+                guard slice.count > 15 else { return String(decoding: slice, as: UTF8.self) }
+                if let reused = Self.same(recentLong.0, slice) ?? Self.same(recentLong.1, slice) { return reused }
+                let text = String(decoding: slice, as: UTF8.self)
+                recentLong = (text, recentLong.0)
+                return text
             }
             if b == UInt8(ascii: "\\") {
                 plain = false
@@ -28,6 +40,16 @@ extension JSONScanner {
             ascii = ascii && b < 0x80
             position += 1
         }
+    }
+
+    /// `candidate` when its UTF-8 is exactly `bytes`.
+    @inline(__always)
+    private static func same(_ candidate: String?, _ bytes: UnsafeRawBufferPointer) -> String? {
+        guard let candidate, candidate.utf8.count == bytes.count else { return nil }
+        let equal = candidate.utf8.withContiguousStorageIfAvailable { stored in
+            memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        }
+        return equal == true ? candidate : nil
     }
 
     /// A string written plainly (printable ASCII, no escape), handed to `read` where it lies in

@@ -14,6 +14,9 @@ struct JSONScanner {
     /// Names of the members skipped so far in each object being read, innermost object last: one
     /// buffer for the whole frame, so checking names for repeats costs no allocation per object.
     var names: [String] = []
+    /// The last two strings read that needed a heap block (over 15 bytes): a sighting batch names
+    /// one campus UUID in every sighting, and a repeat is handed out again instead of allocated.
+    var recentLong: (String?, String?) = (nil, nil)
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes

@@ -47,20 +47,26 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public func appendRFC3339(to out: inout [UInt8]) {
         let (days, msOfDay) = milliseconds.floorDivided(by: 86_400_000)
         let (y, m, d) = Self.civil(fromDays: days)
-        func digits(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var v = value
-            if v >= divisor * 10 { out.append(contentsOf: Array(String(v).utf8)); return }
-            while divisor > 0 {
-                out.append(UInt8(48 + v / divisor))
-                v %= divisor
-                divisor /= 10
-            }
+        // A year past 9999 (or before 0) does not fit four digits: written as a String does it.
+        guard (0...9999).contains(y) else {
+            out.append(contentsOf: Array(rfc3339.utf8))
+            return
         }
-        digits(y, 4); out.append(45); digits(m, 2); out.append(45); digits(d, 2); out.append(84)
-        digits(msOfDay / 3_600_000, 2); out.append(58); digits(msOfDay / 60_000 % 60, 2); out.append(58)
-        digits(msOfDay / 1000 % 60, 2); out.append(46); digits(msOfDay % 1000, 3); out.append(90)
+        // Written into 24 bytes on the stack and appended once: a byte at a time, each append
+        // checked the array's capacity and uniqueness (callgrind: 37% of encoding a sighting).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            func put(_ value: Int64, _ width: Int, at end: Int) {
+                var v = value
+                for index in stride(from: end - 1, through: end - width, by: -1) {
+                    text[index] = UInt8(48 + v % 10)
+                    v /= 10
+                }
+            }
+            put(y, 4, at: 4); text[4] = 45; put(m, 2, at: 7); text[7] = 45; put(d, 2, at: 10); text[10] = 84
+            put(msOfDay / 3_600_000, 2, at: 13); text[13] = 58; put(msOfDay / 60_000 % 60, 2, at: 16); text[16] = 58
+            put(msOfDay / 1000 % 60, 2, at: 19); text[19] = 46; put(msOfDay % 1000, 3, at: 23); text[23] = 90
+            out.append(contentsOf: UnsafeBufferPointer(text))
+        }
     }
 
     /// Parses RFC 3339: date, "T", time, optional fraction (extra digits truncated to ms), "Z" or ±hh:mm.
