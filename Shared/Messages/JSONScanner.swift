@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A small, strict JSON reader over UTF-8 bytes for the hot paths (`FastJSONDecodable`): no
 /// Foundation, no intermediate tree. It reads one object's members in order; anything it does not
 /// expect makes it give up (nil or false), and the caller falls back to Foundation's decoder, which
@@ -142,11 +148,10 @@ struct JSONScanner {
         }
     }
 
-    /// Consumes `word` (true, false, null) or fails.
+    /// Consumes `word` (true, false, null, or a run of names and punctuation in a known layout) or fails.
     mutating func literal(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
-        guard position + count <= bytes.count else { return false }
-        for i in 0..<count where bytes[position + i] != word.utf8Start[i] { return false }
+        guard position + count <= bytes.count, memcmp(bytes.baseAddress! + position, word.utf8Start, count) == 0 else { return false }
         position += count
         return true
     }
