@@ -14,6 +14,9 @@ extension IngestBatch: FastJSONDecodable {
 
 extension IngestReport: FastJSONDecodable {
     static func read(from scanner: inout JSONScanner) -> IngestReport? {
+        let start = scanner.position
+        if scanner.depth + 1 <= JSONScanner.maxDepth, let report = scanner.readReportAsWritten() { return report }
+        scanner.position = start
         var deviceId: String?, status: DeviceStatusReport?, sightings: [RangingReport]?, fixes: [FixReport]?
         let ok = scanner.object { sc, key in
             switch key {
@@ -49,6 +52,7 @@ extension DeviceStatusReport: FastJSONDecodable {
 
 extension RangingReport: FastJSONDecodable {
     static func read(from scanner: inout JSONScanner) -> RangingReport? {
+        if let report = readAsWritten(from: &scanner) { return report }
         var uuid: String?, major: Int?, minor: Int?, rssi: Int?, power: Int?, timestamp: Timestamp?
         var proximity: String?, accuracy: Double?
         let ok = scanner.object { sc, key in
@@ -66,6 +70,73 @@ extension RangingReport: FastJSONDecodable {
             }
         }
         guard ok, let uuid, let major, let minor, let rssi, let power, let timestamp else { return nil }
+        var report = RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: timestamp,
+                                   proximity: proximity.flatMap(Proximity.init(rawValue:)), accuracy: accuracy)
+        if report.proximity == nil { report.unrecognizedProximity = proximity }
+        return report
+    }
+}
+
+extension RangingReport {
+    /// A report laid out as JSONEncoder writes it with sorted keys and no space (`accuracy`,
+    /// `major`, `measuredPower`, `minor`, `proximity`, `rssi`, `timestamp`, `uuid`; the two
+    /// optional ones may be absent), as a gateway built on it sends them: its names are checked as
+    /// runs of bytes in that one order. Anything else, and the scanner is put back for the general
+    /// reader, which decides as before.
+    static func readAsWritten(from scanner: inout JSONScanner) -> RangingReport? {
+        let start = scanner.position
+        guard scanner.depth + 1 <= JSONScanner.maxDepth, let report = scanner.readRangingAsWritten() else {
+            scanner.position = start
+            return nil
+        }
+        return report
+    }
+}
+
+extension JSONScanner {
+    /// A report laid out as JSONEncoder writes it with sorted keys and no space: `deviceId`, then
+    /// `fixes`, `sightings` and `status` as present. Nil at the first byte that differs; the caller
+    /// puts the position back and reads it the general way.
+    fileprivate mutating func readReportAsWritten() -> IngestReport? {
+        guard literal(#"{"deviceId":"#), let deviceId = string() else { return nil }
+        // The members inside are one level deeper, as `object` would count them.
+        depth += 1
+        defer { depth -= 1 }
+        var fixes: [FixReport]?, sightings: [RangingReport]?, status: DeviceStatusReport?
+        if literal(#","fixes":"#) {
+            guard let value = list(of: FixReport.self) else { return nil }
+            fixes = value
+        }
+        if literal(#","sightings":"#) {
+            guard let value = list(of: RangingReport.self) else { return nil }
+            sightings = value
+        }
+        if literal(#","status":"#) {
+            guard let value = DeviceStatusReport.read(from: &self) else { return nil }
+            status = value
+        }
+        guard literal("}") else { return nil }
+        return IngestReport(deviceId: deviceId, status: status, sightings: sightings, fixes: fixes)
+    }
+
+    fileprivate mutating func readRangingAsWritten() -> RangingReport? {
+        guard literal("{") else { return nil }
+        var accuracy: Double?
+        if literal(#""accuracy":"#) {
+            guard let value = number(), literal(",") else { return nil }
+            accuracy = value
+        }
+        guard literal(#""major":"#), let major = int(), literal(#","measuredPower":"#), let power = int(),
+              literal(#","minor":"#), let minor = int()
+        else { return nil }
+        var proximity: String?
+        if literal(#","proximity":"#) {
+            guard let value = string() else { return nil }
+            proximity = value
+        }
+        guard literal(#","rssi":"#), let rssi = int(), literal(#","timestamp":"#), let timestamp = timestamp(),
+              literal(#","uuid":"#), let uuid = string(), literal("}")
+        else { return nil }
         var report = RangingReport(uuid: uuid, major: major, minor: minor, rssi: rssi, measuredPower: power, timestamp: timestamp,
                                    proximity: proximity.flatMap(Proximity.init(rawValue:)), accuracy: accuracy)
         if report.proximity == nil { report.unrecognizedProximity = proximity }

@@ -4,7 +4,7 @@ import Testing
 
 /// Numbers without an exponent are read by one exact division, not strtod: the two must never
 /// give different Doubles, and what the short way does not take goes the long way.
-@Suite("Short decimals: read without strtod, the same Double as strtod")
+@Suite("Short decimals: read without strtod, written without description's general algorithm, the same either way")
 struct ShortDecimalTests {
     private func short(_ text: String) -> Double? {
         Array(text.utf8).withUnsafeBytes { JSONScanner.shortDecimal($0) }
@@ -70,5 +70,46 @@ struct ShortDecimalTests {
         }
         // Most of them are short enough: the test is not vacuous.
         #expect(shortCount > 50_000)
+    }
+
+    private func written(_ value: Double) -> String {
+        var out: [UInt8] = []
+        Envelope.appendNumber(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test("writing: a value read from a decimal of one to three places is written as description writes it; any other value too")
+    func writing() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+        var short = 0
+        for _ in 0..<100_000 {
+            let places = Int(next() % 4)
+            let digits = Int64(next() % 2_000_000_000) - 1_000_000_000
+            let value = Double(digits) / pow(10, Double(places))
+            var out: [UInt8] = []
+            if Envelope.appendShortDecimal(value, to: &out) {
+                short += 1
+                #expect(String(decoding: out, as: UTF8.self) == value.description, "\(value)")
+            }
+            let expected = value == value.rounded(.towardZero) && abs(value) < 1e15 ? String(Int64(value)) : value.description
+            #expect(written(value) == expected, "\(value)")
+            // And a value of no such decimal: the general way, the same text.
+            let other = Double(bitPattern: next() >> 2)
+            if other.isFinite {
+                let expectedOther = other == other.rounded(.towardZero) && abs(other) < 1e15 ? String(Int64(other)) : other.description
+                #expect(written(other) == expectedOther, "\(other)")
+            }
+        }
+        #expect(short > 50_000)
+        for (value, text) in [(1.41, "1.41"), (-63.4, "-63.4"), (0.001, "0.001"), (0.05, "0.05"), (3.999, "3.999"), (123.45, "123.45"),
+                              (0.1 + 0.2, "0.30000000000000004"), (1e-7, "1e-07"), (98765.4321, "98765.4321"), (999_999_999.5, "999999999.5")] {
+            #expect(written(value) == text)
+        }
     }
 }

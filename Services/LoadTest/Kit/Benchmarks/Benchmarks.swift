@@ -84,6 +84,9 @@ public enum Benchmarks {
                         print("    \(result.name) (\(result.bytes) B): encode \(Bench.grouped(result.encodePerSecond))/s, decode \(Bench.grouped(result.decodePerSecond))/s")
                     }
                 }
+                let ingest = CodecBenchmark.measureIngestDecode(seconds: 1)
+                print("    ingest.batch request, 50 reports of 2 beacons (\(ingest.bytes) B): decode \(Bench.grouped(ingest.requests))/s, "
+                      + "\(Bench.grouped(ingest.reports)) ranging reports/s (Wire.decodeRequest)")
             }
         } catch {
             FileHandle.standardError.write(Data("load-test bench: \(error)\n".utf8))

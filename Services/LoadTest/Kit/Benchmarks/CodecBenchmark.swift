@@ -34,6 +34,35 @@ enum CodecBenchmark {
                         body: .sightings(SightingBatch(sightings: sightings)))
     }
 
+    /// An `ingest.batch` request as a gateway sends it: 50 phones' reports of 2 beacons each,
+    /// each ranging report laid out as JSONEncoder writes it with sorted keys.
+    static func sampleIngestBatch(_ k: Int) -> Data {
+        let reports = (0..<50).map { j -> IngestReport in
+            let i = k * 50 + j
+            let sightings = (0..<2).map { b in
+                RangingReport(uuid: "8A4F6C2E-3B1D-4E7A-9C5F-2D8E1B7A6C30", major: 1 + (i + b) % 6, minor: 1 + b, rssi: -60 - (i + b) % 20, measuredPower: -59,
+                              timestamp: Timestamp(milliseconds: 1_782_000_000_000 + Int64(i)), proximity: b == 0 ? .near : nil, accuracy: b == 0 ? 1.41 : nil)
+            }
+            return IngestReport(deviceId: "lt0a1b2c-p\(i % 100_000)", status: nil, sightings: sightings, fixes: nil)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(Request(op: Op.ingestBatch, id: "b-\(k)", body: IngestBatch(reports: reports)))) ?? Data()
+    }
+
+    /// Decodes per second, of requests and of the ranging reports in them.
+    static func measureIngestDecode(seconds: Double) -> (bytes: Int, requests: Double, reports: Double) {
+        let frames = (0..<8).map(sampleIngestBatch)
+        var decoded = 0
+        let start = Bench.now()
+        while Bench.now() - start < seconds {
+            for frame in frames { _ = try? Wire.decodeRequest(frame, body: IngestBatch.self) }
+            decoded += frames.count
+        }
+        let rate = Double(decoded) / (Bench.now() - start)
+        return (frames.map(\.count).reduce(0, +) / frames.count, rate, rate * 100)
+    }
+
     static func run(seconds: Double) -> [Result] {
         var results: [Result] = []
         let sightings = (0..<1000).map(sampleSighting)
