@@ -214,13 +214,8 @@ extension Sighting: FastJSONDecodable {
     /// bench (d)). Anything else (another order, a space, an unknown or
     /// repeated name) and the scanner is put back where it was, for the general reader.
     static func readAsWritten(from scanner: inout JSONScanner) -> Sighting? {
-        let start = scanner.position
         // Two levels open here (the sighting and its beacon), as `object` would count them.
-        guard scanner.depth + 2 <= JSONScanner.maxDepth, let sighting = scanner.readSightingAsWritten() else {
-            scanner.position = start
-            return nil
-        }
-        return sighting
+        scanner.inLayout(levels: 2) { $0.readSightingAsWritten() }
     }
 
     /// An envelope's body when it is a sighting or a sighting batch, in one pass: it gives up at the

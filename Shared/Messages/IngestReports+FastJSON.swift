@@ -14,9 +14,7 @@ extension IngestBatch: FastJSONDecodable {
 
 extension IngestReport: FastJSONDecodable {
     static func read(from scanner: inout JSONScanner) -> IngestReport? {
-        let start = scanner.position
-        if scanner.depth + 1 <= JSONScanner.maxDepth, let report = scanner.readReportAsWritten() { return report }
-        scanner.position = start
+        if let report = scanner.inLayout(levels: 1, { $0.readReportAsWritten() }) { return report }
         var deviceId: String?, status: DeviceStatusReport?, sightings: [RangingReport]?, fixes: [FixReport]?
         let ok = scanner.object { sc, key in
             switch key {
@@ -84,12 +82,7 @@ extension RangingReport {
     /// runs of bytes in that one order. Anything else, and the scanner is put back for the general
     /// reader, which decides as before.
     static func readAsWritten(from scanner: inout JSONScanner) -> RangingReport? {
-        let start = scanner.position
-        guard scanner.depth + 1 <= JSONScanner.maxDepth, let report = scanner.readRangingAsWritten() else {
-            scanner.position = start
-            return nil
-        }
-        return report
+        scanner.inLayout(levels: 1) { $0.readRangingAsWritten() }
     }
 }
 

@@ -148,6 +148,17 @@ struct JSONScanner {
         }
     }
 
+    /// `read`'s value for a value in a known layout, which opens `levels` objects or arrays; when
+    /// it gives up (nil), the position is put back where it was, for the general reader.
+    mutating func inLayout<T>(levels: Int, _ read: (inout JSONScanner) -> T?) -> T? {
+        let start = position
+        guard depth + levels <= Self.maxDepth, let value = read(&self) else {
+            position = start
+            return nil
+        }
+        return value
+    }
+
     /// Consumes `word` (true, false, null, or a run of names and punctuation in a known layout) or fails.
     mutating func literal(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount

@@ -42,13 +42,8 @@ struct ShortDecimalTests {
 
     @Test("100,000 random decimals of 1 to 17 digits with 0 to 22 after the point: every one the same Double as strtod")
     func randomDecimals() {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
+        var random = XorShift(state: 0x2545_F491_4F6C_DD1D)
+        func next() -> UInt64 { random.next() }
         var shortCount = 0
         for _ in 0..<100_000 {
             let digits = 1 + Int(next() % 17)
@@ -80,13 +75,8 @@ struct ShortDecimalTests {
 
     @Test("writing: a value read from a decimal of one to three places is written as description writes it; any other value too")
     func writing() {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
+        var random = XorShift(state: 0x9E37_79B9_7F4A_7C15)
+        func next() -> UInt64 { random.next() }
         var short = 0
         for _ in 0..<100_000 {
             let places = Int(next() % 4)
@@ -110,6 +100,17 @@ struct ShortDecimalTests {
         for (value, text) in [(1.41, "1.41"), (-63.4, "-63.4"), (0.001, "0.001"), (0.05, "0.05"), (3.999, "3.999"), (123.45, "123.45"),
                               (0.1 + 0.2, "0.30000000000000004"), (1e-7, "1e-07"), (98765.4321, "98765.4321"), (999_999_999.5, "999999999.5")] {
             #expect(written(value) == text)
+        }
+    }
+
+    /// Deterministic variety (xorshift64).
+    private struct XorShift {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
         }
     }
 }
