@@ -210,9 +210,9 @@ extension Sighting: FastJSONDecodable {
 
     /// A sighting laid out exactly as `appendJSON` writes it (JSONEncoder's sorted keys, no
     /// space): its names are checked in their one order as bytes, not looked up one by one. What
-    /// beacon-ingest publishes always is, and a batch reads its 256 sightings this way (callgrind,
-    /// bench (d)). Anything else (another order, a space, an unknown or
-    /// repeated name) and the scanner is put back where it was, for the general reader.
+    /// beacon-ingest publishes always is, so a batch's 256 sightings are read this way. Anything
+    /// else (another order, a space, an unknown or repeated name) and the scanner is put back
+    /// where it was, for the general reader.
     static func readAsWritten(from scanner: inout JSONScanner) -> Sighting? {
         // Two levels open here (the sighting and its beacon), as `object` would count them.
         scanner.inLayout(levels: 2) { $0.readSightingAsWritten() }

@@ -14,7 +14,7 @@ extension IngestBatch: FastJSONDecodable {
 
 extension IngestReport: FastJSONDecodable {
     static func read(from scanner: inout JSONScanner) -> IngestReport? {
-        if let report = scanner.inLayout(levels: 1, { $0.readReportAsWritten() }) { return report }
+        if let report = readAsWritten(from: &scanner) { return report }
         var deviceId: String?, status: DeviceStatusReport?, sightings: [RangingReport]?, fixes: [FixReport]?
         let ok = scanner.object { sc, key in
             switch key {
@@ -72,6 +72,15 @@ extension RangingReport: FastJSONDecodable {
                                    proximity: proximity.flatMap(Proximity.init(rawValue:)), accuracy: accuracy)
         if report.proximity == nil { report.unrecognizedProximity = proximity }
         return report
+    }
+}
+
+extension IngestReport {
+    /// A report laid out as JSONEncoder writes it with sorted keys and no space (`deviceId`, then
+    /// `fixes`, `sightings` and `status` as present), its ranging reports read the same way when
+    /// they are. Anything else, and the scanner is put back for the general reader.
+    static func readAsWritten(from scanner: inout JSONScanner) -> IngestReport? {
+        scanner.inLayout(levels: 1) { $0.readReportAsWritten() }
     }
 }
 

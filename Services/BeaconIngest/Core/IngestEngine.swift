@@ -104,8 +104,9 @@ public final class IngestEngine {
     private func smooth(deviceId: String, beacon: BeaconIdentity, ranging: RangingReport) -> Sighting {
         // Added where it is held: a copy taken out and stored back shared its readings with the
         // dictionary's, so each sighting copied them (an allocation) and hashed both keys twice.
-        let fresh = RSSISmoother(window: smoothingWindow, evidenceWindow: evidenceWindow)
-        let (rssi, held) = Self.add(ranging, to: &smoothers[deviceId, default: [:]][beacon, default: fresh])
+        // The default is made only for a beacon the device has no smoother for yet.
+        let (rssi, held) = Self.add(ranging, to: &smoothers[deviceId, default: [:]][beacon, default: RSSISmoother(window: smoothingWindow,
+                                                                                                                evidenceWindow: evidenceWindow)])
         let estimate = ProximityEstimator.estimate(rssi: rssi, measuredPower: ranging.measuredPower,
                                                    reportedProximity: ranging.proximity, reportedAccuracy: ranging.accuracy)
         // The evidence goes with a smoothed RSSI only: without one, the phone's own estimate

@@ -222,20 +222,12 @@ final class OrderDriver {
             guard !tracked[number].finished else { return }
             switch Result(catching: { try Wire.decodeReply(reply, body: TicketView.self).get() }) {
             case .success:
-                tracked[number].openTickets.remove(ticket)
-                if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping {
-                    tracked[number].stage = .notifying
-                    tracked[number].bumped = now
-                }
+                bumped(number, ticket: ticket, now: now)
             case .failure(let error):
                 let code = (error as? ServiceError)?.code ?? ErrorCode.messageMalformed.rawValue
                 if code == ErrorCode.ticketIllegalTransition.rawValue, resentBumps.contains(ticket) {
                     // A bump sent again after a lost reply finds the ticket bumped: the first one was applied.
-                    tracked[number].openTickets.remove(ticket)
-                    if tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping {
-                    tracked[number].stage = .notifying
-                    tracked[number].bumped = now
-                }
+                    bumped(number, ticket: ticket, now: now)
                 } else if code == ErrorCode.unknownTicket.rawValue || code == ErrorCode.forbidden.rawValue {
                     // The kitchen has not taken order.placed off the bus yet: try again shortly. In
                     // deployed mode a kitchen is told "forbidden" for a ticket it does not hold,
@@ -252,6 +244,14 @@ final class OrderDriver {
                 }
             }
         }
+    }
+
+    /// A ticket of the order is bumped: with the last one, the order waits for its notification.
+    private func bumped(_ number: Int, ticket: String, now: Double) {
+        tracked[number].openTickets.remove(ticket)
+        guard tracked[number].openTickets.isEmpty && tracked[number].stage == .bumping else { return }
+        tracked[number].stage = .notifying
+        tracked[number].bumped = now
     }
 
     private func place(_ number: Int, reservation: String, now: Double) throws {
