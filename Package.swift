@@ -81,7 +81,7 @@ let package = Package(
     + [
         .executableTarget(name: "cafectl", dependencies: ["ServiceRuntime", "ZeroMQ", "Messages", "Policy", "Campus"], path: "Services/Cafectl", exclude: ["README.md"]),
         // load-test's drivers, reports and commands, a library its tests import; the executable only dispatches.
-        .target(name: "LoadTestKit", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Policy", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore"],
+        .target(name: "LoadTestKit", dependencies: ["ServiceRuntime", "ZeroMQ", "CZeroMQ", "Messages", "Policy", "Campus", "Metrics", "BeaconIngestCore", "RegionMonitorCore", "RegionMonitorServer", "SQLite"],
                 path: "Services/LoadTest/Kit"),
         .executableTarget(name: "load-test", dependencies: ["LoadTestKit", "ServiceRuntime"], path: "Services/LoadTest/Main"),
         // Test helpers every test target shares (a clock in the test's hand, refusal codes); never shipped.

@@ -7,7 +7,9 @@ import ServiceRuntime
 /// channel — and the one place its effects are stored and published.
 extension RegionService {
     /// A bus message: sightings, one or a batch (best effort), or a device status (durable, in order).
-    func consume(_ envelope: Envelope) throws {
+    /// Called by the bus subscription inside its transaction (a savepoint per message); public for
+    /// `load-test bench`'s in-process measure of it, which calls it the same way.
+    public func consume(_ envelope: Envelope) throws {
         switch envelope.body {
         case .sighting(let sighting):
             if try consume(sighting) { sightingToEvent.record(seconds: clock.now().seconds(since: envelope.time)) }

@@ -12,7 +12,10 @@ public enum Benchmarks {
     static let devices = Option.count("devices", 1...10_000_000, default: 100_000, help: "phones the sighting path and the engine track")
     static let stepSeconds = Option.seconds("step-seconds", default: 4, help: "seconds each rate of (b) is held")
     static let rates = Option.rates("rates", default: [25000, 50000, 75000, 100000, 125000, 150000, 200000], help: "the rates (b) steps through")
-    static let only = Option.list("only", default: ["a", "b", "c", "d"], help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope JSON")
+    static let only = Option.list("only", default: ["a", "b", "c", "d", "e"],
+                                  help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope JSON, e a first-seen device in process")
+    static let firstSeenDevices = Option.rates("first-seen-devices", default: [1_000, 10_000, 100_000],
+                                              help: "the device counts (e) first sees, one fresh database each")
     static let zmqMessages = Option.count("zmq-messages", 1_000...100_000_000, default: 2_000_000, help: "messages in each of (a)'s PUB→SUB runs")
     static let settleSeconds = Option.seconds("settle-seconds", .nonNegative, default: 21,
                                              help: "seconds (b) waits after its first pass before measuring memory (the pass's nearest answers end, then region-monitor trims its heap)")
@@ -20,7 +23,7 @@ public enum Benchmarks {
     static let modes = Option.list("modes", default: ["plain", "deployed"], help: "security modes (a) and (b) run in, side by side: plain, deployed (CURVE), or both")
     /// Its options, in `--help` order.
     static var specs: [OptionSpec] {
-        [campus.spec, devices.spec, stepSeconds.spec, rates.spec, only.spec, zmqMessages.spec, settleSeconds.spec, latencyRate.spec, modes.spec]
+        [campus.spec, devices.spec, stepSeconds.spec, rates.spec, only.spec, firstSeenDevices.spec, zmqMessages.spec, settleSeconds.spec, latencyRate.spec, modes.spec]
     }
     static let summary = "benchmarks against raw libzmq: (a) libzmq, (b) the sighting path, (c) the region engine, (d) envelope JSON"
 
@@ -87,6 +90,21 @@ public enum Benchmarks {
                 let ingest = CodecBenchmark.measureIngestDecode(seconds: 1)
                 print("    ingest.batch request, 50 reports of 2 beacons (\(ingest.bytes) B): decode \(Bench.grouped(ingest.requests))/s, "
                       + "\(Bench.grouped(ingest.reports)) ranging reports/s (Wire.decodeRequest)")
+            }
+            if only.contains("e") {
+                print("(e) region-monitor's consumer in process, first-seen devices: \(Driver.sightingsPerReport) sightings each, "
+                      + "\(FirstSeenBenchmark.devicesPerMessage) devices a sighting.batch, a transaction each, on a fresh SQLite file")
+                var figures: [Double] = []
+                for count in config[Self.firstSeenDevices].map({ Int($0) }) where count > 0 {
+                    let result = try FirstSeenBenchmark.run(catalog: catalog, campusPath: campusPath, devices: count)
+                    figures.append(result.processMicrosPerDevice)
+                    print("    \(Bench.grouped(Double(count))) devices: \(Bench.format(result.processMicrosPerDevice, 1)) µs CPU per device "
+                          + "(the applying thread \(Bench.format(result.threadMicrosPerDevice, 1)) µs), \(result.events) region events; "
+                          + verdict(result.processMicrosPerDevice, atMost: 20, unit: "µs"))
+                }
+                if let low = figures.min(), let high = figures.max(), figures.count > 1 {
+                    print("    from the fewest devices to the most: \(Bench.format(high / low, 2))× between the lowest and highest figure")
+                }
             }
         } catch {
             FileHandle.standardError.write(Data("load-test bench: \(error)\n".utf8))
