@@ -59,7 +59,7 @@ extension Database {
     public func forEachRow(_ sql: String, _ values: SQLiteBindable..., body: (RowCursor) throws -> Void) throws {
         do {
             let statement = try prepare(sql)
-            try statement.bind(values.map(\.sqliteValue))
+            try statement.bind(values)
             try statement.forEachRow(body)
         } catch let error as SQLiteError {
             throw noted(error)

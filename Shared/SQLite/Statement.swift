@@ -8,6 +8,8 @@ public final class Statement {
     public let sql: String
     /// Set once the handle is given back to SQLite, by `Database.close()` or by `deinit`.
     private var finalized = false
+    /// A binding longer than `largeBinding` is held (see `prepareBinding`).
+    private var holdsLargeBinding = false
     private lazy var columns: [String: Int] = {
         var map: [String: Int] = [:]
         for i in 0..<sqlite3_column_count(handle) {
@@ -29,36 +31,60 @@ public final class Statement {
 
     /// Binds positional parameters (`?`) in order, replacing earlier bindings.
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        try prepareBinding(count: values.count)
+        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+    }
+
+    /// `bind` from the values as `Database.run` and `query` take them, without an array of
+    /// `SQLiteValue`s made first (with the existentials' copies, about 4,000 instructions of each
+    /// of region-monitor's statements went around SQLite's own work).
+    public func bind(_ values: [any SQLiteBindable]) throws(SQLiteError) {
+        try prepareBinding(count: values.count)
+        for offset in values.indices { try bind(values[offset].sqliteValue, at: Int32(offset + 1)) }
+    }
+
+    /// Resets the statement for new values: every parameter is bound again (the count is checked),
+    /// so earlier bindings are only cleared when one was large text or a blob, whose copy SQLite
+    /// would keep until then.
+    private func prepareBinding(count: Int) throws(SQLiteError) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        if holdsLargeBinding {
+            sqlite3_clear_bindings(handle)
+            holdsLargeBinding = false
+        }
         let expected = Int(sqlite3_bind_parameter_count(handle))
-        guard values.count == expected else {
-            throw SQLiteError(code: SQLITE_RANGE, message: "expected \(expected) parameters, got \(values.count)", context: sql)
+        guard count == expected else {
+            throw SQLiteError(code: SQLITE_RANGE, message: "expected \(expected) parameters, got \(count)", context: sql)
         }
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(handle, index)
-            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
-            case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-            case .text(let s):
-                // Bound with its UTF-8 byte count, not -1 (NUL-terminated): a string holding U+0000
-                // (valid in JSON as "\u0000") must not be cut short at it.
-                var text = s
-                rc = text.withUTF8 { utf8 in
-                    // A nil pointer would bind NULL, so an empty string is bound from a literal.
-                    guard let base = utf8.baseAddress, !utf8.isEmpty else {
-                        return sqlite3_bind_text(handle, index, "", 0, cafe_sqlite_transient())
-                    }
-                    return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                             Int32(utf8.count), cafe_sqlite_transient())
+    }
+
+    /// Text or a blob longer than this is let go once the statement is bound again.
+    static let largeBinding = 4_096
+
+    private func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+        case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+        case .text(let s):
+            // Bound with its UTF-8 byte count, not -1 (NUL-terminated): a string holding U+0000
+            // (valid in JSON as "\u0000") must not be cut short at it.
+            var text = s
+            rc = text.withUTF8 { utf8 in
+                if utf8.count > Self.largeBinding { holdsLargeBinding = true }
+                // A nil pointer would bind NULL, so an empty string is bound from a literal.
+                guard let base = utf8.baseAddress, !utf8.isEmpty else {
+                    return sqlite3_bind_text(handle, index, "", 0, cafe_sqlite_transient())
                 }
-            case .blob(let d):
-                rc = d.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), cafe_sqlite_transient()) }
+                return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                         Int32(utf8.count), cafe_sqlite_transient())
             }
-            if rc != SQLITE_OK { throw SQLiteError(code: rc, connection: database.handle, context: "bind \(index): \(sql)") }
+        case .blob(let d):
+            if d.count > Self.largeBinding { holdsLargeBinding = true }
+            rc = d.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), cafe_sqlite_transient()) }
         }
+        if rc != SQLITE_OK { throw SQLiteError(code: rc, connection: database.handle, context: "bind \(index): \(sql)") }
     }
 
     /// Runs the statement to completion, returning every row.

@@ -36,6 +36,26 @@ struct SQLiteDatabaseTests {
         #expect(try temp.db.query("PRAGMA foreign_keys").first?.int("foreign_keys") == 1)
     }
 
+    @Test("a statement is found by its text's address only when the text is the same; built texts past the bound still find theirs")
+    func statementsByAddress() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        try temp.db.execute("CREATE TABLE t (x INTEGER)")
+        let literal = try temp.db.prepare("SELECT x FROM t WHERE x = ?")
+        #expect(try temp.db.prepare("SELECT x FROM t WHERE x = ?") === literal, "a literal's statement is reused")
+        try temp.db.run("INSERT INTO t (x) VALUES (?)", 7)
+        // Built texts: each a fresh heap string, whose address a later one may reuse once it is freed.
+        for round in 0..<(Database.addressesKept * 2 + 3) {
+            let value = round % 3 == 0 ? 7 : round
+            let sql = "SELECT x FROM t WHERE x = " + String(value) + " AND " + String(round % 5) + " = " + String(round % 5)
+            let statement = try temp.db.prepare(sql)
+            #expect(statement.sql == sql)
+            #expect(try temp.db.query(sql).count == (value == 7 ? 1 : 0), "\(sql)")
+        }
+        #expect(try temp.db.prepare("SELECT x FROM t WHERE x = ?") === literal)
+        #expect(try temp.db.query("SELECT x FROM t WHERE x = ?", 7).count == 1)
+    }
+
     @Test("every SQLiteValue kind binds and reads back exactly", arguments: [
         SQLiteValue.null,
         .integer(0), .integer(42), .integer(Int64.max), .integer(Int64.min),

@@ -83,7 +83,7 @@ extension RegionService {
 
     private func writeRecords(_ effects: RegionEffects) throws {
         for event in effects.events {
-            try events.emit(.regionEvent, topic: Topic.regionEvent(monitor: event.monitor), stream: "region", .region(event))
+            try events.emit(.regionEvent, topic: eventTopic(event.monitor), stream: "region", .region(event))
             // A purged device's records are deleted below: their last events are only announced.
             if effects.purged == nil { try store.saveRecord(event) }
         }
@@ -96,5 +96,15 @@ extension RegionService {
             try events.emit(.regionPurged, topic: Topic.regionPurged, stream: "region", .purged(purged))
             logger.info("location data dropped", ["device.id": purged.deviceId, "authorization": purged.reason.rawValue])
         }
+    }
+
+    /// The topic of `monitor`'s region events, made once.
+    private func eventTopic(_ monitor: String) -> String {
+        if let topic = eventTopics[monitor] { return topic }
+        let topic = Topic.regionEvent(monitor: monitor)
+        // Monitors come and go through the request socket: the cache is only ever a few entries.
+        if eventTopics.count >= 1_024 { eventTopics.removeAll() }
+        eventTopics[monitor] = topic
+        return topic
     }
 }
