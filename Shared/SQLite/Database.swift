@@ -25,11 +25,14 @@ public final class Database {
     /// The thread that checkpoints this connection's log, once `checkpointInBackground()` ran.
     public internal(set) var backgroundCheckpoints: WALCheckpointer?
 
-    // Statement journals (the undo of open savepoints) keep SQLite's default: in memory up to
-    // 64 KiB, then a temporary file. Kept in memory up to 16 MiB (SQLITE_CONFIG_STMTJRNL_SPILL)
-    // to spare region-monitor's 42 temporary files a second, a journal past the limit failed with
-    // SQLITE_FULL instead of spilling (SQLite 3.40.1; 256 KiB failed too, 128 KiB did not), so a
-    // large enough batch or bulk change was refused as a full disk (`StatementJournalTests`).
+    // Statement journals (the undo of open savepoints: each consumer message has one) are kept
+    // in memory whole (`temp_store=MEMORY`). SQLite's default keeps 64 KiB in memory, then
+    // creates a temporary file: region-monitor opened, wrote, closed and unlinked 42 a second
+    // while first seeing devices, 7.5% of its CPU. A limit above 64 KiB
+    // (SQLITE_CONFIG_STMTJRNL_SPILL, tried at 16 MiB) made a journal past it fail with SQLITE_FULL
+    // (SQLite 3.40.1); with temp_store=MEMORY the journal has no limit to pass, and a 24 MB one
+    // commits or rolls back (`StatementJournalTests`). Its size is that of the pages the savepoint
+    // changed, freed when it ends.
 
     /// Opens (creating it when `create` and it does not exist) the database at `path` in WAL
     /// mode, waiting up to `busyTimeoutMilliseconds` for locks held by other connections.
@@ -50,6 +53,7 @@ public final class Database {
         // NORMAL is durable across process crashes in WAL mode (only an OS crash can lose the last commit).
         try execute("PRAGMA synchronous=NORMAL")
         try execute("PRAGMA foreign_keys=ON")
+        try execute("PRAGMA temp_store=MEMORY")
         // The WAL is reused, not shrunk: without a limit one burst leaves it at its largest for
         // good, and a small volume fills from the log alone. Checkpoint every 256 pages (1 MiB)
         // and truncate the log to 1 MiB after each.
