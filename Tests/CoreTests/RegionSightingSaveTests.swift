@@ -4,15 +4,38 @@ import Testing
 
 @Suite("Region engine: last sightings handed to storage in bounded walks")
 struct RegionSightingSaveTests {
-    /// 50 phones, each sighted once at the salad bar: every one has a satisfied record whose last
-    /// sighting is unsaved.
+    /// 50 phones, each sighted at the salad bar and again a second later: every one has a
+    /// satisfied record whose last sighting (the second) is unsaved.
     static func engineWithPhones(_ count: Int) -> RegionEngine {
         let engine = RegionEngineTests.engine()
         for i in 0..<count {
             let effects = engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsSalad, device: "phone-\(i)", at: 0))
             precondition(!effects.events.isEmpty, "phone-\(i) entered")
+            precondition(engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsSalad, device: "phone-\(i)", at: 1)).events.isEmpty)
         }
         return engine
+    }
+
+    @Test("a sighting whose event stored it, or one no later than the last, leaves nothing to save; a later one does")
+    func eventStoresItsSighting() {
+        let engine = RegionEngineTests.engine()
+        // A first-seen phone's report: its café's event carries the first sighting's time as the
+        // record's last matching sighting; the report's other beacons, at the same time, add nothing.
+        #expect(engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsSalad, at: 10)).events.map(\.state) == [.satisfied])
+        #expect(engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsGrill, at: 10)).events.isEmpty)
+        #expect(engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsSalad, at: 9.5)).events.isEmpty, "late, and older")
+        for _ in 0..<2 { #expect(engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsGrill, at: 10)).events.isEmpty) }
+        #expect(engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsSalad, at: 9.5)).events.isEmpty)
+        #expect(engine.sightingTimesToSave().isEmpty, "the event stored the last matching sighting")
+        #expect(engine.sightingTimesToSave().isEmpty)
+
+        // Seen a second later: that sighting is saved (deferred once while the phone is still seen).
+        #expect(engine.sighting(RegionEngineTests.sighting(RegionEngineTests.macsSalad, at: 11)).events.isEmpty)
+        #expect(engine.sightingTimesToSave().isEmpty, "still seen, its unsaved sightings span nothing yet")
+        let times = engine.sightingTimesToSave()
+        #expect(times.map(\.identifier) == ["macs"])
+        #expect(times.map(\.lastSeen) == [.at(11)])
+        #expect(engine.sightingTimesToSave().isEmpty, "nothing left unsaved")
     }
 
     @Test("a call looks at no more than its visits: the 50 phones are deferred in five calls of 10, then saved 10 a call")

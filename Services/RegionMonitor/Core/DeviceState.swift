@@ -86,8 +86,9 @@ struct DeviceState {
         seenSinceSave = false
     }
 
-    /// Sightings from `time` on were handed out but their write failed: handed out again.
-    mutating func keepUnsaved(from time: Int64) {
+    /// A matching sighting at `time` is not stored yet (or was handed out and its write failed):
+    /// the next save hands out the device's records seen from then on.
+    mutating func markUnsaved(from time: Int64) {
         unsavedFrom = min(unsavedFrom, time)
     }
 
@@ -121,13 +122,13 @@ struct DeviceState {
     /// of a watched UUID must not grow its list (or the linear search of it) without bound.
     static let heardLimit = 32
 
-    /// A sighting of a watched beacon: heard, and (in the same access, this is the hot path) noted
-    /// for the next save of last matching sightings. Marking one that matched nothing only makes
-    /// that save look at the device's records for nothing.
+    /// A sighting of a watched beacon: heard, and the device counted as still seen by the next
+    /// save of last matching sightings. Which of its records that save must store is marked by
+    /// the engine (`markUnsaved`), only where the sighting moved a record's last matching
+    /// sighting past what its event already stored.
     mutating func sighted(_ value: Heard) {
         hear(value)
         seenSinceSave = true
-        if value.at < unsavedFrom { unsavedFrom = value.at }
     }
 
     private mutating func hear(_ value: Heard) {

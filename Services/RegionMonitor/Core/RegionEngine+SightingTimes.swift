@@ -20,7 +20,7 @@ extension RegionEngine {
     public func keepUnsaved(_ times: [SightingTime]) {
         for time in times {
             guard let slot = devices.slot(time.deviceId) else { continue }
-            devices[slot].keepUnsaved(from: time.lastSeen.milliseconds)
+            devices[slot].markUnsaved(from: time.lastSeen.milliseconds)
         }
     }
 }

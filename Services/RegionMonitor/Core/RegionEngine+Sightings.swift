@@ -52,10 +52,19 @@ extension RegionEngine {
             // down): the device left and came back, so it exits when it was due, then arrives again.
             set(slot, i, state: .unsatisfied, flags: .none, refinement: nil, at: lastSeen + exit, into: &events)
         }
-        devices[slot].records[i].lastSeen = lastSeen == CompactRecord.none ? at : max(lastSeen, at)
+        let latest = lastSeen == CompactRecord.none ? at : max(lastSeen, at)
+        devices[slot].records[i].lastSeen = latest
         let record = devices[slot].records[i]
         if record.state != .satisfied || record.flags != .none {
+            // The satisfied event is stored with the record, its date (`at`) as the last matching
+            // sighting: nothing is left to save unless an earlier-stamped sighting came late.
             set(slot, i, state: .satisfied, flags: .none, refinement: nearestMatching(slot, matcher), at: at, into: &events)
+            if latest > at { devices[slot].markUnsaved(from: latest) }
+        } else if latest > lastSeen {
+            // Only a sighting that moves the last one later has anything to save: a first-seen
+            // phone's other beacons in the same report (same time) saved it again, one more
+            // random record write per device (7% of region-monitor's first pass).
+            devices[slot].markUnsaved(from: at)
         }
     }
 
