@@ -153,6 +153,33 @@ struct RegionServerTests {
         #expect(h.service.engine.fixCount(deviceId: "phone-1") == 0)
     }
 
+    @Test("a withdrawal deletes the device's records of every condition, an app's and one scoped to it, by key: records have no index by device")
+    func withdrawalDeletesRecordsOfEveryCondition() throws {
+        let h = try RegionHarness()
+        #expect(try h.host.db.query("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'index' AND name = 'records_device'").first?.int("n") == 0,
+                "migration 7")
+        _ = try h.call(Op.monitorOpen, MonitorOwnership(monitor: "pickup", owner: "com.example.cafe"), as: MonitorInfo.self)
+        let uuid = h.catalog.beaconUUID.lowercased()
+        _ = try h.call(Op.monitorAdd, AddCondition(monitor: "pickup", owner: "com.example.cafe", identifier: "shelf",
+                                                   condition: .beacon(uuid: uuid, major: RegionHarness.macsMajor, minor: 1)), as: MonitorRecord.self)
+        _ = try h.call(Op.monitorAdd, AddCondition(monitor: "pickup", owner: "com.example.cafe", identifier: "mine",
+                                                   condition: .beacon(uuid: uuid, major: RegionHarness.macsMajor, minor: nil), deviceId: "phone-1"),
+                       as: MonitorRecord.self)
+        for device in ["phone-1", "phone-2"] {
+            try h.status(device, .always)
+            try h.sighting(device, minor: 1)
+        }
+        let identifiers = try h.host.db.query("SELECT monitor || '/' || identifier AS k FROM records WHERE device_id = 'phone-1' ORDER BY k").map { $0.string("k") }
+        #expect(identifiers == ["campus/caffe-macs", "pickup/mine", "pickup/shelf"])
+        let others = try h.count("SELECT COUNT(*) AS n FROM records WHERE device_id = ?", "phone-2")
+        #expect(others == 2)
+
+        h.clock.advance(seconds: 1)
+        try h.status("phone-1", .denied)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM records WHERE device_id = ?", "phone-1") == 0)
+        #expect(try h.count("SELECT COUNT(*) AS n FROM records WHERE device_id = ?", "phone-2") == others, "other devices keep theirs")
+    }
+
     @Test("a device that withdraws authorization has its location data dropped, is told so, and contributes nothing until granted again")
     func withdrawnAuthorizationDropsLocation() throws {
         let h = try RegionHarness()

@@ -92,7 +92,7 @@ extension RegionService {
             try store.saveNearest(value, json: body)
         }
         if let purged = effects.purged {
-            try store.deleteLocation(deviceId: purged.deviceId)
+            try store.deleteLocation(deviceId: purged.deviceId, conditions: engine.conditionKeys)
             try events.emit(.regionPurged, topic: Topic.regionPurged, stream: "region", .purged(purged))
             logger.info("location data dropped", ["device.id": purged.deviceId, "authorization": purged.reason.rawValue])
         }

@@ -271,8 +271,22 @@ final class RegionStore {
 
     /// Deletes every piece of a device's location: records, nearest answer and fixes. Its
     /// status row stays: it is what says the authorization is withdrawn.
-    func deleteLocation(deviceId: String) throws {
-        try db.run("DELETE FROM records WHERE device_id = ?", deviceId)
+    ///
+    /// Records are deleted by key, one per condition: those in `conditions` (every condition the
+    /// engine has: the campus's from the catalog and those added) and every stored one, should
+    /// the engine have lost one whose removal failed to commit. That covers every stored record:
+    /// a restore deletes the records of conditions that are gone, and removing a condition deletes
+    /// its records. There is no index of records by device to find them with (migration 7): a
+    /// withdrawal is rare, a first-seen device is not.
+    func deleteLocation(deviceId: String, conditions: [(monitor: String, identifier: String)]) throws {
+        struct Key: Hashable { var monitor: String, identifier: String }
+        var keys = Set(conditions.map { Key(monitor: $0.monitor, identifier: $0.identifier) })
+        for row in try db.query("SELECT monitor, identifier FROM conditions") {
+            keys.insert(Key(monitor: row.string("monitor"), identifier: row.string("identifier")))
+        }
+        for key in keys {
+            try db.run("DELETE FROM records WHERE monitor = ? AND identifier = ? AND device_id = ?", key.monitor, key.identifier, deviceId)
+        }
         try db.run("DELETE FROM nearest WHERE device_id = ?", deviceId)
         try db.run("DELETE FROM fixes WHERE device_id = ?", deviceId)
     }
