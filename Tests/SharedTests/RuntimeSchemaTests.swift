@@ -31,6 +31,8 @@ struct RuntimeSchemaTests {
         INSERT INTO consumer_epochs VALUES ('order-service', 'epoch-of-order-service');
         """
 
+    static let purged = EventBody.purged(LocationPurged(deviceId: "phone-1", reason: .denied, date: Timestamp(milliseconds: 0)))
+
     func tables(_ db: Database) throws -> [String] {
         try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0.string("name") }
     }
@@ -48,12 +50,15 @@ struct RuntimeSchemaTests {
         defer { follower.close() }
 
         // Since issue 28: the outbox became a rowid table (version 3) and the dedupe ledger keeps each
-        // id until its own expiry (version 5); what they held is still there.
-        #expect(try db.schemaVersion(of: "outbox") == 3)
+        // id until its own expiry (version 5); since issue 31 an event's rowid is its stream's
+        // number and its seq, with no index beside the table (version 4). What they held is still there.
+        #expect(try db.schemaVersion(of: "outbox") == 4)
         #expect(try db.schemaVersion(of: "consumer") == 5)
-        #expect(try tables(db) == before)
+        #expect(try tables(db) == (before + ["outbox_streams"]).sorted())
         let outboxSQL = try db.query("SELECT sql FROM sqlite_master WHERE name = 'outbox'").first?.string("sql") ?? ""
-        #expect(!outboxSQL.contains("WITHOUT ROWID"))
+        #expect(!outboxSQL.contains("WITHOUT ROWID") && outboxSQL.contains("id INTEGER PRIMARY KEY"))
+        #expect(try db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'").isEmpty, "no index beside the table")
+        #expect(try db.query("SELECT id FROM outbox").map { $0.int64("id") } == [1 << 44 | 7], "stream 1, seq 7")
         #expect(outbox.epoch == "epoch-before")
         #expect(try outbox.lastSeq("order") == 7)
         #expect(try outbox.pendingCount() == 0)
@@ -62,5 +67,26 @@ struct RuntimeSchemaTests {
         #expect(follower.cursor(source: "order-service", stream: "order") == 41)
         #expect(follower.receive(topic: orderTopic, envelope: orderEvent(42), raw: Data()) == .applied)
         #expect(follower.cursor(source: "order-service", stream: "order") == 42)
+
+        // The stream keeps its number; a new stream gets the next; events read back in seq order.
+        try db.transaction {
+            try outbox.append(.regionPurged, topic: "t.", stream: "order", body: Self.purged)
+            try outbox.append(.regionPurged, topic: "t.", stream: "kitchen", body: Self.purged)
+        }
+        #expect(try db.query("SELECT stream || '=' || number AS s FROM outbox_streams ORDER BY number").map { $0.string("s") } == ["order=1", "kitchen=2"])
+        #expect(try outbox.replay(stream: "order", fromSeq: 7, limit: 10).map(\.seq) == [7, 8])
+        #expect(try outbox.replay(stream: "kitchen", fromSeq: 1, limit: 10).map(\.seq) == [1])
+        #expect(try outbox.replay(stream: "menu", fromSeq: 1, limit: 10).isEmpty)
+        // A stream numbered in a transaction that rolls back is numbered again.
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try db.transaction {
+                try outbox.append(.regionPurged, topic: "t.", stream: "menu", body: Self.purged)
+                throw Refused()
+            }
+        }
+        try db.transaction { try outbox.append(.regionPurged, topic: "t.", stream: "menu", body: Self.purged) }
+        #expect(try outbox.replay(stream: "menu", fromSeq: 1, limit: 10).map(\.seq) == [1])
+        #expect(try db.query("SELECT number FROM outbox_streams WHERE stream = 'menu'").first?.int64("number") == 3)
     }
 }

@@ -51,6 +51,10 @@ public final class Outbox {
     private var uncommitted: [Event] = []
     private var uncommittedLast: [String: UInt64] = [:]
     private var marks: [Int] = []
+    /// Each stream's number in the event keys (`OutboxStore.key`), as stored; `numbered` are
+    /// those numbered in the open transaction, forgotten if it rolls back.
+    private var numbers: [String: Int64] = [:]
+    private var numbered: [String] = []
     /// Consumers replaying now, and each stream's oldest kept seq (see `Outbox+Retention`).
     var replaying = ReplayingConsumers()
     var oldestKept: [String: UInt64] = [:]
@@ -90,10 +94,24 @@ public final class Outbox {
         let envelope = Envelope(type: type, id: idPrefix + String(idCounter, radix: 36), source: source, stream: stream, seq: seq, time: clock.now(), body: body)
         let frame = Wire.encode(envelope)
         let event = Event(stream: stream, seq: seq, topic: topic, frame: frame)
-        try store.insert(event, createdAt: envelope.time)
+        try store.insert(event, number: try number(of: stream), createdAt: envelope.time)
         uncommitted.append(event)
         uncommittedLast[stream] = seq
         return (envelope, frame)
+    }
+
+    /// `stream`'s number in the event keys, numbering it in the open transaction the first time.
+    private func number(of stream: String) throws -> Int64 {
+        if let known = numbers[stream] { return known }
+        let number: Int64
+        if let stored = try store.number(of: stream) {
+            number = stored
+        } else {
+            number = try store.addStream(stream)
+            numbered.append(stream)
+        }
+        numbers[stream] = number
+        return number
     }
 
     /// The last sequence number written to `stream` (0 when none), the open transaction included.
@@ -209,6 +227,7 @@ extension Outbox: TransactionObserver {
 
     public func transactionCommitted(depth: Int) {
         marks.removeLast()
+        if depth == 1 { numbered.removeAll() }
         guard depth == 1, !uncommitted.isEmpty else { return }
         // The outermost commit: these events are durable and may be announced.
         for event in uncommitted { committed[event.stream] = event.seq }
@@ -225,6 +244,10 @@ extension Outbox: TransactionObserver {
     }
 
     public func transactionRolledBack(depth: Int) {
+        // A stream numbered in what rolled back may have lost its number (any savepoint of it):
+        // looked up again at its next event.
+        for stream in numbered { numbers[stream] = nil }
+        if depth == 1 { numbered.removeAll() }
         let mark = marks.removeLast()
         guard uncommitted.count > mark else { return }
         uncommitted.removeSubrange(mark...)
