@@ -56,6 +56,26 @@ struct SQLiteDatabaseTests {
         #expect(try temp.db.query("SELECT x FROM t WHERE x = ?", 7).count == 1)
     }
 
+    @Test("text and blobs bound in place read back exactly: those that fit the statement's scratch space and those past it, rebound many times")
+    func boundInPlace() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        try temp.db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b BLOB, c TEXT)")
+        // Sizes around the scratch space: all fit, the last one does not, none does; then small again.
+        let sizes = [(10, 20, 30), (1_000, 2_000, 1_000), (3_000, 1_000, 500), (5_000, 10, 10), (0, 0, 0), (7, 4_096, 1)]
+        for round in 0..<3 {
+            for (i, size) in sizes.enumerated() {
+                let id = round * 100 + i
+                let a = String(repeating: Character(UnicodeScalar(UInt8(97 + i))), count: size.0)
+                let b = Data((0..<size.1).map { UInt8(($0 + i) % 251) })
+                let c = String(repeating: "é", count: size.2 / 2) + "\u{0}" + "z"
+                try temp.db.run("INSERT INTO t (id, a, b, c) VALUES (?, ?, ?, ?)", id, a, b, c)
+                let row = try #require(try temp.db.query("SELECT a, b, c FROM t WHERE id = ?", id).first)
+                #expect(row.string("a") == a && row.data("b") == b && row.string("c") == c, "round \(round), sizes \(size)")
+            }
+        }
+    }
+
     @Test("every SQLiteValue kind binds and reads back exactly", arguments: [
         SQLiteValue.null,
         .integer(0), .integer(42), .integer(Int64.max), .integer(Int64.min),
