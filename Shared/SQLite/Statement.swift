@@ -156,7 +156,6 @@ public final class Statement {
         return Row(values: values, columns: columns)
     }
 
-    /// Gives the compiled statement back to SQLite. Safe to call twice.
     /// Copies `bytes` into the scratch space, if they fit beside what this binding already put
     /// there; nil when they do not (SQLite copies them instead).
     private func keep(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawPointer? {
@@ -169,6 +168,7 @@ public final class Statement {
         return UnsafeRawPointer(target)
     }
 
+    /// Gives the compiled statement back to SQLite. Safe to call twice.
     func finalize() {
         guard !finalized else { return }
         finalized = true
