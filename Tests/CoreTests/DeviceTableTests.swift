@@ -30,8 +30,11 @@ struct DeviceTableTests {
         let table = DeviceTable()
         var model: [String: Int] = [:]
         var steps = Steps(state: 31)
+        var previous = "device-0"
         for _ in 0..<20_000 {
-            let id = "device-\(steps.next(3_000))"
+            // A third of the time the device just used again: a report's sightings come together.
+            let id = steps.next(3) == 0 ? previous : "device-\(steps.next(3_000))"
+            previous = id
             switch steps.next(3) {
             case 0:
                 let (slot, isNew) = table.claim(id)
@@ -50,6 +53,23 @@ struct DeviceTableTests {
         #expect(Set(table.occupiedSlots) == Set(model.values))
         #expect(table.slotCount <= 3_000)
         for (id, slot) in model { #expect(table.slot(id) == slot) }
+    }
+
+    @Test("the device claimed last is found again without the index, and not once it is freed, its slot reused or not")
+    func lastClaimed() {
+        let table = DeviceTable()
+        let (a, aNew) = table.claim("phone-a")
+        #expect(aNew)
+        for _ in 0..<3 { #expect(table.claim("phone-a") == (a, false)) }
+        #expect(table.free("phone-a") != nil)
+        #expect(table.claim("phone-a").isNew, "freed: claimed anew, not the stale slot")
+        #expect(table.free("phone-a") != nil)
+        let (b, bNew) = table.claim("phone-b")
+        #expect(bNew && b == a, "phone-a's slot reused")
+        let (again, isNew) = table.claim("phone-a")
+        #expect(isNew && again != b)
+        #expect(table.claim("phone-b") == (b, false))
+        #expect(table[b].id == "phone-b" && table[again].id == "phone-a")
     }
 
     @Test("a table reserved ahead holds what is claimed after it, and a freed slot comes back with its generation bumped")

@@ -5,6 +5,10 @@ final class DeviceTable {
     private var index = DeviceIndex()
     private var states: [DeviceState] = []
     private var freeSlots: [UInt32] = []
+    /// The slot `claim` gave last, -1 when none or freed since. beacon-ingest writes a report's
+    /// sightings together, so the next claim is most often the same device: told by comparing
+    /// its id, not by hashing it and probing (3 of a first-seen device's 4 sightings).
+    private var lastClaimed = -1
 
     /// Devices with any state held.
     var count: Int { index.count }
@@ -20,9 +24,13 @@ final class DeviceTable {
 
     /// A device's slot, made (or a freed one reused) on first use; `isNew` then.
     func claim(_ deviceId: String) -> (slot: Int, isNew: Bool) {
+        if lastClaimed >= 0, states[lastClaimed].id == deviceId { return (lastClaimed, false) }
         let hash = deviceId.hashValue
         let found = index.find(hash: hash) { states[$0].id == deviceId }
-        if let slot = found.slot { return (slot, false) }
+        if let slot = found.slot {
+            lastClaimed = slot
+            return (slot, false)
+        }
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = Int(free)
@@ -32,6 +40,7 @@ final class DeviceTable {
             states.append(DeviceState(id: deviceId))
         }
         index.insert(slot, hash: hash, bucket: found.bucket) { states[$0].id.hashValue }
+        lastClaimed = slot
         return (slot, true)
     }
 
@@ -47,6 +56,7 @@ final class DeviceTable {
     func free(_ deviceId: String) -> [CompactRecord]? {
         let found = index.find(hash: deviceId.hashValue) { states[$0].id == deviceId }
         guard let slot = found.slot else { return nil }
+        if slot == lastClaimed { lastClaimed = -1 }
         index.remove(at: found.bucket) { states[$0].id.hashValue }
         let records = Array(states[slot].records)
         states[slot] = DeviceState(id: "", generation: states[slot].generation &+ 1)
