@@ -33,6 +33,32 @@ struct OutboxTests {
         return sent
     }
 
+    @Test("keys bound streams and seqs: one more stream than keys tell apart, or a seq past them, is refused and writes nothing")
+    func keysBounded() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
+        _ = try appendOrder(outbox, temp.db, 1)
+        // The last number a key holds is taken: the next stream has none left.
+        try temp.db.run("INSERT INTO outbox_streams (stream, number) VALUES ('full', ?)", (Int64(1) << 19) - 1)
+        let noNumber = #expect(throws: (any Error).self) {
+            try temp.db.transaction { try outbox.append(.kitchenReady, topic: "t.", stream: "menu", body: Self.body(2)) }
+        }
+        #expect("\(noNumber.map { "\($0)" } ?? "")".contains("no number left"))
+        #expect(try temp.db.query("SELECT COUNT(*) AS n FROM outbox").first?.int("n") == 1)
+        #expect(try temp.db.query("SELECT COUNT(*) AS n FROM outbox_streams WHERE stream = 'menu'").first?.int("n") == 0)
+
+        // A stream at the last seq a key holds (as written, through the key): its next event is refused.
+        let last = (Int64(1) << 44) - 1
+        try temp.db.run("INSERT INTO outbox (id, stream, seq, topic, envelope, created_ms) VALUES (?, 'kitchen', ?, 't.', x'7b7d', 0)",
+                        Int64(1) << 44 | last, last)
+        let reopened = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
+        #expect(try reopened.lastSeq("kitchen") == UInt64(last))
+        let noSeq = #expect(throws: (any Error).self) { _ = try appendOrder(reopened, temp.db, 3) }
+        #expect("\(noSeq.map { "\($0)" } ?? "")".contains("every seq a key holds"))
+        #expect(try temp.db.query("SELECT COUNT(*) AS n FROM outbox").first?.int("n") == 2)
+    }
+
     @Test("events appended in transactions get contiguous sequence numbers per stream")
     func contiguousPerStream() throws {
         let temp = try TemporaryDatabase()

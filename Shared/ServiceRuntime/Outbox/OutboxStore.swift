@@ -76,10 +76,17 @@ struct OutboxStore {
         number << seqBits | Int64(min(seq, maxSeq))
     }
 
-    /// A stream past its last seq (`maxSeq`): it cannot number another event.
-    struct StreamExhausted: Error, CustomStringConvertible {
+    /// The most streams a key can tell apart: the number sits above the seq's 44 bits of an Int64.
+    static let maxStreams: Int64 = 1 << (63 - seqBits) - 1
+
+    /// A stream past its last seq (`maxSeq`), or one more stream than keys can tell apart.
+    struct KeysExhausted: Error, CustomStringConvertible {
         let stream: String
-        var description: String { "outbox stream \(stream) has used every seq a key holds (\(OutboxStore.maxSeq))" }
+        let what: String
+        var description: String { "outbox stream \(stream): \(what)" }
+
+        static func seqs(_ stream: String) -> KeysExhausted { KeysExhausted(stream: stream, what: "every seq a key holds (\(OutboxStore.maxSeq)) is used") }
+        static func streams(_ stream: String) -> KeysExhausted { KeysExhausted(stream: stream, what: "no number left (\(OutboxStore.maxStreams) streams)") }
     }
 
     let db: Database
@@ -115,9 +122,11 @@ struct OutboxStore {
 
     /// Numbers a stream not numbered yet, in the caller's transaction; returns its number.
     func addStream(_ stream: String) throws -> Int64 {
-        try db.run("INSERT INTO outbox_streams (stream, number) VALUES (?, (SELECT COALESCE(MAX(number), 0) + 1 FROM outbox_streams))", stream)
-        guard let number = try number(of: stream) else { throw StreamExhausted(stream: stream) }
-        return number
+        let next = try db.query("SELECT COALESCE(MAX(number), 0) + 1 AS n FROM outbox_streams").first?.int64("n") ?? 1
+        // Shifted past 63 bits, a number would leave the key: two streams' events would collide.
+        guard next <= Self.maxStreams else { throw KeysExhausted.streams(stream) }
+        try db.run("INSERT INTO outbox_streams (stream, number) VALUES (?, ?)", stream, next)
+        return next
     }
 
     /// The keys of `stream`'s events from `seq` on (`from` nil when the stream has no number,
@@ -148,7 +157,7 @@ struct OutboxStore {
 
     /// Writes one event, in the caller's transaction, under its stream's `number`.
     func insert(_ event: Outbox.Event, number: Int64, createdAt: Timestamp) throws {
-        guard event.seq <= Self.maxSeq else { throw StreamExhausted(stream: event.stream) }
+        guard event.seq <= Self.maxSeq else { throw KeysExhausted.seqs(event.stream) }
         try db.run("INSERT INTO outbox (id, stream, seq, topic, envelope, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
                    Self.key(number: number, seq: event.seq), event.stream, event.seq, event.topic, event.frame, createdAt.milliseconds)
     }
