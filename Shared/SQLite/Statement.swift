@@ -37,15 +37,9 @@ public final class Statement {
         self.sql = sql
     }
 
-    /// Binds positional parameters (`?`) in order, replacing earlier bindings.
-    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
-        try prepareBinding(count: values.count)
-        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
-    }
-
-    /// `bind` from the values as `Database.run` and `query` take them, without an array of
-    /// `SQLiteValue`s made first (with the existentials' copies, about 4,000 instructions of each
-    /// of region-monitor's statements went around SQLite's own work).
+    /// Binds positional parameters (`?`) in order, replacing earlier bindings. Each value becomes
+    /// its `SQLiteValue` as it is bound: an array of them made first (with the existentials'
+    /// copies) was about 4,000 instructions of each of region-monitor's statements.
     public func bind(_ values: [any SQLiteBindable]) throws(SQLiteError) {
         try prepareBinding(count: values.count)
         for offset in values.indices { try bind(values[offset].sqliteValue, at: Int32(offset + 1)) }

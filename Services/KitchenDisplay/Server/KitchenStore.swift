@@ -97,7 +97,7 @@ public struct KitchenStore {
 
     private func load(_ sql: String, _ values: SQLiteBindable...) throws -> [Ticket] {
         let statement = try db.prepare(sql)
-        try statement.bind(values.map(\.sqliteValue))
+        try statement.bind(values)
         return try statement.rows().map { row in
             Ticket(ticketId: row.string("ticket_id"), orderId: row.string("order_id"), cafeId: row.string("cafe_id"), station: row.string("station"),
                    state: TicketState(rawValue: row.string("state")) ?? .new,
