@@ -129,7 +129,7 @@ public final class Database {
     /// Found first by where the text lies: a literal's storage is the same at every call, so a
     /// hit costs an integer's hash and an `==` that sees the same storage at once. Looked up by
     /// its text, region-monitor's record upsert (560 bytes) was hashed and compared whole at each
-    /// of its hundreds of thousands of runs a minute. Any other string is checked by `==` in full,
+    /// run, one per first-seen device. Any other string is checked by `==` in full,
     /// so an address reused by different text finds the right statement.
     public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         let address = sql.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) } ?? 0
