@@ -19,9 +19,9 @@ struct DeviceTableTests {
         }
     }
 
-    @Test("a device's state is 168 bytes with its first record and first heard beacon in place; a timer entry 16")
+    @Test("a device's state is 176 bytes a slot with its first record and first heard beacon in place; a timer entry 16")
     func layout() {
-        #expect(MemoryLayout<DeviceState>.size <= 168)
+        #expect(MemoryLayout<DeviceState>.stride <= 176)
         #expect(MemoryLayout<DeadlineHeap.Entry>.stride == 16)
     }
 
@@ -85,6 +85,43 @@ struct DeviceTableTests {
         #expect(isNew && again == slot)
         #expect(table[again].generation == 1)
         for i in 0..<1_000 where i != 7 { #expect(table.slot("phone-\(i)") != nil) }
+    }
+
+    @Test("storage numbers are given in increasing order, once each; adopted ones are never given again; a freed device's goes with it")
+    func storageNumbers() {
+        let table = DeviceTable()
+        let slots = (0..<5).map { table.claim("phone-\($0)").slot }
+        #expect(slots.map { table.storageNumber($0) } == [1, 2, 3, 4, 5])
+        #expect(table.storageNumber(slots[2]) == 3, "kept")
+        #expect(table.free("phone-4")?.number == 5)
+        let (reused, _) = table.claim("phone-9")
+        #expect(reused == slots[4] && table[reused].number == 0, "a reused slot starts without a number")
+        #expect(table.storageNumber(reused) == 6, "a freed device's number is not given again while numbers remain")
+
+        let restored = DeviceTable()
+        restored.numbersGiven(upTo: 40)
+        let a = restored.claim("phone-a").slot, b = restored.claim("phone-b").slot
+        #expect(restored.adopt(17, slot: a) && restored[a].number == 17)
+        #expect(restored.adopt(17, slot: a), "the same number again is no conflict")
+        #expect(!restored.adopt(23, slot: a) && restored[a].number == 17, "a device keeps the first number it adopted")
+        #expect(restored.storageNumber(b) == 41, "above every number storage holds")
+        #expect(restored.adopt(90, slot: restored.claim("phone-c").slot))
+        #expect(restored.storageNumber(restored.claim("phone-d").slot) == 91)
+    }
+
+    @Test("once every number has been given, the ones no device holds are given again, lowest first")
+    func storageNumbersRunOut() {
+        let max = UInt32.max
+        let table = DeviceTable(firstNumber: UInt64(max) - 2)
+        let held = (0..<3).map { table.storageNumber(table.claim("phone-\($0)").slot) }
+        #expect(held == [max - 2, max - 1, max])
+        // Devices holding 1, 2 and 4 (a restore), and the one holding max - 1 purged.
+        for (i, number) in [UInt32(1), 2, 4].enumerated() { #expect(table.adopt(number, slot: table.claim("old-\(i)").slot)) }
+        #expect(table.free("phone-1")?.number == max - 1)
+        let next = (0..<3).map { table.storageNumber(table.claim("new-\($0)").slot) }
+        #expect(next == [3, 5, 6])
+        var seen = Set<UInt32>()
+        for slot in table.occupiedSlots { #expect(seen.insert(table[slot].number).inserted, "no number held twice") }
     }
 
     /// The lists' shared code, on integers.

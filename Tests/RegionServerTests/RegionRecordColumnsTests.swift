@@ -32,7 +32,7 @@ struct RegionRecordColumnsTests {
                         refinement: BeaconIdentity(uuid: "11111111-2222-3333-4444-555555555555", major: 7, minor: 65_535), flags: [.conditionUnsupported],
                         date: Timestamp(milliseconds: 1_795_464_000_789)),
         ]
-        try db.transaction { for event in events { try store.saveRecord(event) } }
+        try db.transaction { for event in events { try store.saveRecord(event, number: event.deviceId == "phone-1" ? 1 : 2) } }
         let read = try store.records().sorted { ($0.monitor, $0.deviceId) < ($1.monitor, $1.deviceId) }
         #expect(read.map(\.lastEvent) == events)
         #expect(read.map(\.decided) == [.satisfied, nil, .unsatisfied])

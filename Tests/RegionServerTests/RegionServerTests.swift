@@ -201,9 +201,10 @@ struct RegionServerTests {
         let lastEvents = after.dropLast().compactMap { if case .region(let event) = $0 { event } else { nil } }
         #expect(lastEvents.count == after.count - 1 && Set(lastEvents.map(\.identifier)) == known)
         #expect(lastEvents.allSatisfy { $0.deviceId == "phone-1" && $0.state == .unknown && $0.flags == [.authorizationDenied] && $0.date == h.clock.now() })
-        for table in ["records", "nearest", "fixes"] {
+        for table in ["records", "fixes"] {
             #expect(try h.count("SELECT COUNT(*) AS n FROM \(table) WHERE device_id = ?", "phone-1") == 0, "\(table)")
         }
+        #expect(try h.count("SELECT COUNT(*) AS n FROM nearest WHERE json_extract(value, '$.deviceId') = ?", "phone-1") == 0, "nearest")
         #expect(try h.count("SELECT COUNT(*) AS n FROM records WHERE device_id = ?", "phone-2") == 1, "other devices keep theirs")
         let nearest = try h.nearest("phone-1")
         #expect(nearest.beacon == nil && nearest.cafesByDistance.isEmpty)

@@ -47,11 +47,6 @@ final class ConditionTable {
         _read { yield entries[entry] }
     }
 
-    /// Every condition's monitor and identifier, in entry order.
-    var keys: [(monitor: String, identifier: String)] {
-        entries.compactMap { $0.map { ($0.spec.monitor, $0.spec.identifier) } }
-    }
-
     /// The conditions for one device only; nil when it has none (no lookup while no device has any).
     func scoped(to deviceId: String) -> [Int]? {
         scoped.isEmpty ? nil : scoped[deviceId]

@@ -7,11 +7,12 @@ import Darwin
 
 /// Everything the engine holds for one device.
 ///
-/// Laid out for memory (issue 31: ≤ 350 B per tracked device in region-monitor): 168 bytes
+/// Laid out for memory (issue 31: ≤ 350 B per tracked device in region-monitor): 176 bytes
 /// (MemoryLayout, x86-64) with the first record and the first heard beacon in place
 /// (`InlineFirstList`), where two heap arrays used to cost 80 bytes each beside a 112-byte
 /// state. Swift lays fields out in the order declared, so the small ones come last, packed after
-/// the nearest answer's 25 bytes; `DeviceTableTests` holds the size.
+/// the nearest answer's 25 bytes; the storage number (4 bytes, no padding left to take) made it
+/// 176 from 168. `DeviceTableTests` holds the size.
 struct DeviceState {
     let id: String
     /// Bumped when the slot is freed (`DeviceTable.free`), so timer entries of a purged device are ignored.
@@ -32,6 +33,8 @@ struct DeviceState {
     /// `rangingUnavailable` and `seenSinceSave`, one bit each.
     private var bits: UInt8 = 0
     private var movedFromBeacon = DeviceState.noBeacon
+    /// The number its rows in storage are keyed by (`DeviceTable.storageNumber`); 0 until one is needed.
+    var number: UInt32 = 0
     /// `scheduled`, with `unscheduled` for none (an optional's extra byte would cost 8 with padding).
     private var scheduledAt = DeviceState.unscheduled
     private static let unscheduled = Int64.min

@@ -10,6 +10,9 @@ public struct RegionEffects: Sendable, Equatable {
     /// The device whose authorization was withdrawn: delete what is stored of its location and
     /// announce `region.purged` (after `events`, its records' last events).
     public var purged: LocationPurged?
+    /// The purged device's storage number (`RegionEngine.storageNumber`), its rows' key; 0 when
+    /// none was given (nothing of it was stored).
+    public var purgedNumber: UInt32 = 0
     public var refused = false
     /// The input was a sighting of a beacon whose UUID no condition names: it changed nothing.
     public var unwatched = false

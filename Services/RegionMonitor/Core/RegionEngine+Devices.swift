@@ -53,7 +53,8 @@ extension RegionEngine {
     /// announced gets a last event: state unknown, flagged `authorizationDenied`.
     public func purge(deviceId: String, at time: Timestamp) -> RegionEffects {
         var effects = RegionEffects()
-        guard let records = devices.free(deviceId) else { return effects }
+        guard let (records, number) = devices.free(deviceId) else { return effects }
+        effects.purgedNumber = number
         let announced = records
             .filter { $0.eventDate != CompactRecord.none && conditions[Int($0.entry)] != nil }
             .sorted { conditions[Int($0.entry)]!.order < conditions[Int($1.entry)]!.order }
@@ -63,6 +64,19 @@ extension RegionEngine {
                                               refinement: nil, flags: [.authorizationDenied], date: time))
         }
         return effects
+    }
+
+    /// The number a device's rows are stored under (its records' and nearest answer's key), given
+    /// on first need in increasing order (`DeviceTable`); nil while the engine holds nothing for
+    /// the device. A device keeps its number until it is purged.
+    public func storageNumber(deviceId: String) -> UInt32? {
+        devices.slot(deviceId).map { devices.storageNumber($0) }
+    }
+
+    /// Storage holds rows under numbers up to `highest`: none of them is given to a device again
+    /// (a restore, before it adopts the numbers of the rows it loads).
+    public func numbersStored(upTo highest: UInt32) {
+        devices.numbersGiven(upTo: highest)
     }
 
     /// Makes room for `count` devices before a restore adds them one by one.

@@ -20,16 +20,19 @@ extension RegionEngine {
     /// (its last near sighting is not stored): a device that stays silent, or is heard only far,
     /// after a restart has it cleared one nearest freshness later. A beacon whose UUID no
     /// condition names any more (the catalog changed) cannot stay the nearest: the effects
-    /// announce it cleared.
+    /// announce it cleared. `number` is the device's storage number as the row has it, kept as
+    /// the device's unless it already has another (as for records).
     @discardableResult
-    public func restoreNearest(_ value: NearestBeacon, now: Timestamp) -> RegionEffects {
+    public func restoreNearest(_ value: NearestBeacon, number: UInt32 = 0, now: Timestamp) -> RegionEffects {
         var effects = RegionEffects()
         guard let beacon = value.beacon else { return effects }
+        // Held even when the answer is cleared below: the clearing is stored under its number.
+        let slot = slotFor(value.deviceId, at: now.milliseconds)
+        _ = devices.adopt(number, slot: slot)
         guard let compact = uuids.compact(beacon) else {
             effects.nearest.append(NearestBeacon(deviceId: value.deviceId, beacon: nil, proximity: nil, date: now))
             return effects
         }
-        let slot = slotFor(value.deviceId, at: now.milliseconds)
         devices[slot].nearest = Nearest(beacon: compact, proximity: value.proximity ?? .near, date: value.date.milliseconds, nearAt: now.milliseconds)
         schedule(slot)
         return effects

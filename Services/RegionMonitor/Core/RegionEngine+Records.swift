@@ -41,14 +41,17 @@ extension RegionEngine {
     /// before its event), so a device gone while the service was down exits when it was due, at
     /// the first tick; with no stored sighting (a database from before they were kept) it runs
     /// from `now`. An `unknown` record gets back the state it was last decided in (`decided`, as
-    /// stored), so its circle's hysteresis and dwell hold across the restart. Returns false when
-    /// the record's condition is gone (the catalog changed), so storage drops the record too.
+    /// stored), so its circle's hysteresis and dwell hold across the restart. `number` is the
+    /// device's storage number as the row has it (0: none), kept as the device's unless it already
+    /// has another (`storageNumber` then says which). Returns false when the record's condition is
+    /// gone (the catalog changed), so storage drops the record too.
     @discardableResult
     public func restore(deviceId: String, monitor: String, identifier: String, lastEvent: RegionEvent, lastSeen: Timestamp? = nil,
-                        decided: ConditionState? = nil, now: Timestamp) -> Bool {
+                        decided: ConditionState? = nil, number: UInt32 = 0, now: Timestamp) -> Bool {
         guard let e = entry(monitor: monitor, identifier: identifier), let entry = conditions[e] else { return false }
         if let device = entry.spec.deviceId, device != deviceId { return true }
         let slot = slotFor(deviceId, at: now.milliseconds)
+        _ = devices.adopt(number, slot: slot)
         let i = ensureRecord(slot, e, at: now.milliseconds)
         var record = devices[slot].records[i]
         record.state = lastEvent.state

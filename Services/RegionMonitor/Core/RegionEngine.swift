@@ -70,8 +70,6 @@ public final class RegionEngine {
 
     /// Beacon UUIDs held: those conditions name, plus retired ones not yet recycled. Sightings never add one.
     public var beaconUUIDs: Int { uuids.count }
-    /// The monitor and identifier of every condition: all a stored record can be keyed by.
-    public var conditionKeys: [(monitor: String, identifier: String)] { conditions.keys }
 
     static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 }

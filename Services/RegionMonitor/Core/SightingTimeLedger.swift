@@ -51,7 +51,7 @@ final class SightingTimeLedger {
             for record in devices[slot].records where record.state == .satisfied && record.lastSeen != CompactRecord.none && record.lastSeen >= from {
                 guard let entry = conditions[Int(record.entry)], case .beacon = entry.kind else { continue }
                 times.append(SightingTime(deviceId: devices[slot].id, monitor: entry.spec.monitor, identifier: entry.spec.identifier,
-                                          lastSeen: Timestamp(milliseconds: record.lastSeen)))
+                                          lastSeen: Timestamp(milliseconds: record.lastSeen), number: devices[slot].number))
             }
             devices[slot].markSaved()
             handedOut += 1

@@ -85,17 +85,27 @@ extension RegionService {
         for event in effects.events {
             try events.emit(.regionEvent, topic: eventTopic(event.monitor), stream: "region", .region(event))
             // A purged device's records are deleted below: their last events are only announced.
-            if effects.purged == nil { try store.saveRecord(event) }
+            if effects.purged == nil { try store.saveRecord(event, number: try storageNumber(event.deviceId)) }
         }
         for value in effects.nearest {
             let body = try events.emitKeepingBody(.regionNearest, topic: Topic.regionNearest, stream: "region", .nearest(value)).body
-            try store.saveNearest(value, json: body)
+            try store.saveNearest(value, number: try storageNumber(value.deviceId), json: body)
         }
         if let purged = effects.purged {
-            try store.deleteLocation(deviceId: purged.deviceId, conditions: engine.conditionKeys)
+            try store.deleteLocation(deviceId: purged.deviceId, number: effects.purgedNumber)
             try events.emit(.regionPurged, topic: Topic.regionPurged, stream: "region", .purged(purged))
             logger.info("location data dropped", ["device.id": purged.deviceId, "authorization": purged.reason.rawValue])
         }
+    }
+
+    /// The number a device's rows are stored under. The engine holds every device it has effects
+    /// for but a purged one (whose rows go by `purgedNumber`); were it not to, the write fails
+    /// and rolls back rather than store a row nothing can find again.
+    private func storageNumber(_ deviceId: String) throws -> UInt32 {
+        guard let number = engine.storageNumber(deviceId: deviceId) else {
+            throw ServiceError(.internalError, "region-monitor holds nothing for device \(deviceId) to store")
+        }
+        return number
     }
 
     /// The topic of `monitor`'s region events, made once.

@@ -118,24 +118,38 @@ public final class RegionService {
             engine.restoreDevice(deviceId: device.deviceId, authorization: device.authorization, foreground: device.foreground,
                                  rangingAvailable: device.rangingAvailable, precise: device.precise, now: now)
         }
-        // Rows are deleted and effects written after each table is read, never while it is.
-        var stale: [(monitor: String, identifier: String, deviceId: String)] = []
+        // Storage numbers: none at or below one a row has is given again, whichever rows load.
+        engine.numbersStored(upTo: try store.highestNumber())
+        // Rows are deleted, moved and effects written after each table is read, never while it is.
+        var stale: [RegionStore.StoredRecordKey] = [], misfiled: [(key: RegionStore.StoredRecordKey, to: UInt32)] = []
         try store.forEachRecord { record in
-            if let lastEvent = record.lastEvent,
-               engine.restore(deviceId: record.deviceId, monitor: record.monitor, identifier: record.identifier, lastEvent: lastEvent,
-                              lastSeen: record.lastSeen, decided: record.decided, now: now) {
-                return
+            let key = RegionStore.StoredRecordKey(number: record.number, monitor: record.monitor, identifier: record.identifier)
+            guard let lastEvent = record.lastEvent,
+                  engine.restore(deviceId: record.deviceId, monitor: record.monitor, identifier: record.identifier, lastEvent: lastEvent,
+                                 lastSeen: record.lastSeen, decided: record.decided, number: record.number, now: now)
+            else {
+                // Its condition is gone (the catalog changed): the record goes too.
+                return stale.append(key)
             }
-            // Its condition is gone (the catalog changed): the record goes too.
-            stale.append((record.monitor, record.identifier, record.deviceId))
+            if let number = engine.storageNumber(deviceId: record.deviceId), number != record.number { misfiled.append((key, number)) }
         }
-        for record in stale {
-            try store.deleteRecord(monitor: record.monitor, identifier: record.identifier, deviceId: record.deviceId)
+        for key in stale {
+            try store.deleteRecord(number: key.number, monitor: key.monitor, identifier: key.identifier)
         }
-        var cleared: [RegionEffects] = []
-        try store.forEachNearest { nearest in
-            let effects = engine.restoreNearest(nearest, now: now)
+        var cleared: [RegionEffects] = [], misfiledNearest: [(from: UInt32, to: UInt32)] = []
+        try store.forEachNearest { number, nearest in
+            let effects = engine.restoreNearest(nearest, number: number, now: now)
+            if let held = engine.storageNumber(deviceId: nearest.deviceId), held != number { misfiledNearest.append((number, held)) }
             if !effects.isEmpty { cleared.append(effects) }
+        }
+        // A device's rows under two numbers (none should be: a device keeps its number until it
+        // is purged, and a purge deletes its rows) are moved to the one it kept.
+        for (key, number) in misfiled {
+            try store.moveRecord(from: key.number, to: number, monitor: key.monitor, identifier: key.identifier)
+        }
+        for move in misfiledNearest { try store.moveNearest(from: move.from, to: move.to) }
+        if !misfiled.isEmpty || !misfiledNearest.isEmpty {
+            logger.warning("rows of a device stored under another number moved", ["records": "\(misfiled.count)", "nearest": "\(misfiledNearest.count)"])
         }
         for effects in cleared { try apply(effects) }
         try store.deleteFixes(before: engine.fixCutoff(now: now))

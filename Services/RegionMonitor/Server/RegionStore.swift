@@ -50,6 +50,8 @@ final class RegionStore {
     /// A record: its key, its last announced event and (satisfied beacon records) its last
     /// matching sighting as last saved.
     struct StoredRecord {
+        /// The device's storage number: with the monitor and identifier, the row's key.
+        var number: UInt32
         var monitor: String
         var identifier: String
         var deviceId: String
@@ -57,6 +59,13 @@ final class RegionStore {
         var lastSeen: Timestamp?
         /// The state it was last decided in, kept through `unknown`; nil while never decided.
         var decided: ConditionState?
+    }
+
+    /// A record's key: its device's storage number, its monitor and identifier.
+    struct StoredRecordKey {
+        var number: UInt32
+        var monitor: String
+        var identifier: String
     }
 
     func monitors() throws -> [StoredMonitor] {
@@ -101,7 +110,7 @@ final class RegionStore {
         var lastUUID = ""
         try db.forEachRow("""
             SELECT monitor, identifier, device_id, state, event_ms, flags, refinement_uuid, refinement_major, refinement_minor,
-                last_seen_ms, decided, last_event FROM records
+                last_seen_ms, decided, last_event, number FROM records
             """) { row in
             let monitor = row.string(0), identifier = row.string(1), deviceId = row.string(2)
             var lastEvent: RegionEvent?
@@ -117,7 +126,7 @@ final class RegionStore {
                 lastEvent = RegionEvent(monitor: monitor, identifier: identifier, deviceId: deviceId, state: state, refinement: refinement,
                                         flags: flags, date: Timestamp(milliseconds: eventMs))
             }
-            try body(StoredRecord(monitor: monitor, identifier: identifier, deviceId: deviceId, lastEvent: lastEvent,
+            try body(StoredRecord(number: UInt32(truncatingIfNeeded: row.int64(12)), monitor: monitor, identifier: identifier, deviceId: deviceId, lastEvent: lastEvent,
                                   lastSeen: row.optionalInt64(9).map(Timestamp.init(milliseconds:)),
                                   decided: row.optionalString(10).flatMap(ConditionState.init(rawValue:))))
         }
@@ -134,14 +143,21 @@ final class RegionStore {
         text.split(separator: ",").compactMap { EventFlag(rawValue: String($0)) }
     }
 
-    /// Nearest beacons as last announced (a cleared one has no row), handed to `body` as read.
-    func forEachNearest(_ body: (NearestBeacon) throws -> Void) throws {
-        try db.forEachRow("SELECT value FROM nearest") { row in
+    /// The highest storage number any row has (0: none): a restore gives none at or below it again.
+    func highestNumber() throws -> UInt32 {
+        let row = try db.query("SELECT MAX(COALESCE((SELECT MAX(number) FROM records), 0), COALESCE((SELECT MAX(number) FROM nearest), 0)) AS n").first
+        return UInt32(truncatingIfNeeded: row?.int64("n") ?? 0)
+    }
+
+    /// Nearest beacons as last announced (a cleared one has no row) with their device's storage
+    /// number, handed to `body` as read.
+    func forEachNearest(_ body: (UInt32, NearestBeacon) throws -> Void) throws {
+        try db.forEachRow("SELECT value, number FROM nearest") { row in
             // `value` is NOT NULL; a NULL one is a damaged row, refused as a malformed one is.
             guard let answer = try row.withText(0, { try Self.decode(NearestBeacon.self, $0) }) else {
                 throw WireError(.messageMalformed, "a stored nearest answer has no value")
             }
-            try body(answer)
+            try body(UInt32(truncatingIfNeeded: row.int64(1)), answer)
         }
     }
 
@@ -169,7 +185,9 @@ final class RegionStore {
     }
 
     /// Stores a condition after every other, replacing one under its identifier; the records of
-    /// the one replaced go with it.
+    /// the one replaced go with it. Records are keyed by device number first (migration 8), so
+    /// deleting a condition's records reads the whole table: a condition replaced or removed is
+    /// rare, a first-seen device is not.
     func saveCondition(_ spec: ConditionSpec) throws {
         let stored = StoredCondition(condition: spec.condition, deviceId: spec.deviceId, assuming: spec.assuming)
         try db.run("DELETE FROM records WHERE monitor = ? AND identifier = ?", spec.monitor, spec.identifier)
@@ -191,42 +209,56 @@ final class RegionStore {
     /// Stores a record as its event left it: the event is the row's key, state, date, flags and
     /// refinement. A satisfied event's date is its record's last matching sighting until a later
     /// one is saved. An `unknown` event keeps the state the record was last decided in.
-    func saveRecord(_ event: RegionEvent) throws {
+    /// `number` is the device's storage number (`RegionEngine.storageNumber`).
+    func saveRecord(_ event: RegionEvent, number: UInt32) throws {
         let lastSeen: Int64? = event.state == .satisfied ? event.date.milliseconds : nil
         let decided: String? = event.state == .unknown ? nil : event.state.rawValue
         let flags: String? = event.flags.isEmpty ? nil : event.flags.map(\.rawValue).joined(separator: ",")
         let refinement = event.refinement
         try db.run("""
-            INSERT INTO records (monitor, identifier, device_id, state, event_ms, flags, refinement_uuid, refinement_major, refinement_minor,
-                last_seen_ms, decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(monitor, identifier, device_id) DO UPDATE SET state = excluded.state, last_event = NULL, event_ms = excluded.event_ms,
+            INSERT INTO records (number, monitor, identifier, device_id, state, event_ms, flags, refinement_uuid, refinement_major,
+                refinement_minor, last_seen_ms, decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(number, monitor, identifier) DO UPDATE SET state = excluded.state, last_event = NULL, event_ms = excluded.event_ms,
                 flags = excluded.flags, refinement_uuid = excluded.refinement_uuid, refinement_major = excluded.refinement_major,
                 refinement_minor = excluded.refinement_minor,
                 last_seen_ms = COALESCE(excluded.last_seen_ms, last_seen_ms), decided = COALESCE(excluded.decided, decided)
-            """, event.monitor, event.identifier, event.deviceId, event.state.rawValue, event.date.milliseconds, flags,
+            """, Int64(number), event.monitor, event.identifier, event.deviceId, event.state.rawValue, event.date.milliseconds, flags,
                    refinement?.uuid, refinement.map { Int64($0.major) }, refinement.map { Int64($0.minor) }, lastSeen, decided)
     }
 
     /// Saves satisfied records' last matching sightings (a batch from the engine, one transaction).
     func saveSightingTimes(_ times: [SightingTime]) throws {
         for time in times {
-            try db.run("UPDATE records SET last_seen_ms = ? WHERE monitor = ? AND identifier = ? AND device_id = ? AND state = 'satisfied'",
-                       time.lastSeen.milliseconds, time.monitor, time.identifier, time.deviceId)
+            try db.run("UPDATE records SET last_seen_ms = ? WHERE number = ? AND monitor = ? AND identifier = ? AND state = 'satisfied'",
+                       time.lastSeen.milliseconds, Int64(time.number), time.monitor, time.identifier)
         }
     }
 
-    func deleteRecord(monitor: String, identifier: String, deviceId: String) throws {
-        try db.run("DELETE FROM records WHERE monitor = ? AND identifier = ? AND device_id = ?", monitor, identifier, deviceId)
+    func deleteRecord(number: UInt32, monitor: String, identifier: String) throws {
+        try db.run("DELETE FROM records WHERE number = ? AND monitor = ? AND identifier = ?", Int64(number), monitor, identifier)
     }
 
-    /// Stores a device's nearest beacon as its event carried it (`json`); a cleared one (no beacon) deletes its row.
-    func saveNearest(_ value: NearestBeacon, json: Data) throws {
+    /// Moves a record stored under another number than its device's to the device's (replacing
+    /// one there): rows of one device under two numbers, found by a restore.
+    func moveRecord(from old: UInt32, to new: UInt32, monitor: String, identifier: String) throws {
+        try db.run("UPDATE OR REPLACE records SET number = ? WHERE number = ? AND monitor = ? AND identifier = ?",
+                   Int64(new), Int64(old), monitor, identifier)
+    }
+
+    /// Stores a device's nearest beacon as its event carried it (`json`) under the device's
+    /// storage number; a cleared one (no beacon) deletes its row.
+    func saveNearest(_ value: NearestBeacon, number: UInt32, json: Data) throws {
         if value.beacon == nil {
-            try db.run("DELETE FROM nearest WHERE device_id = ?", value.deviceId)
+            try db.run("DELETE FROM nearest WHERE number = ?", Int64(number))
         } else {
-            try db.run("INSERT INTO nearest (device_id, value) VALUES (?, ?) ON CONFLICT(device_id) DO UPDATE SET value = excluded.value",
-                       value.deviceId, String(decoding: json, as: UTF8.self))
+            try db.run("INSERT INTO nearest (number, value) VALUES (?, ?) ON CONFLICT(number) DO UPDATE SET value = excluded.value",
+                       Int64(number), String(decoding: json, as: UTF8.self))
         }
+    }
+
+    /// Moves a nearest answer to its device's number (as `moveRecord`).
+    func moveNearest(from old: UInt32, to new: UInt32) throws {
+        try db.run("UPDATE OR REPLACE nearest SET number = ? WHERE number = ?", Int64(new), Int64(old))
     }
 
     // MARK: Devices and fixes
@@ -269,25 +301,14 @@ final class RegionStore {
         }
     }
 
-    /// Deletes every piece of a device's location: records, nearest answer and fixes. Its
+    /// Deletes every piece of a device's location: records and nearest answer (by its storage
+    /// number, the leading part of their keys; 0 when nothing of it was stored) and fixes. Its
     /// status row stays: it is what says the authorization is withdrawn.
-    ///
-    /// Records are deleted by key, one per condition: those in `conditions` (every condition the
-    /// engine has: the campus's from the catalog and those added) and every stored one, should
-    /// the engine have lost one whose removal failed to commit. That covers every stored record:
-    /// a restore deletes the records of conditions that are gone, and removing a condition deletes
-    /// its records. There is no index of records by device to find them with (migration 7): a
-    /// withdrawal is rare, a first-seen device is not.
-    func deleteLocation(deviceId: String, conditions: [(monitor: String, identifier: String)]) throws {
-        struct Key: Hashable { var monitor: String, identifier: String }
-        var keys = Set(conditions.map { Key(monitor: $0.monitor, identifier: $0.identifier) })
-        for row in try db.query("SELECT monitor, identifier FROM conditions") {
-            keys.insert(Key(monitor: row.string("monitor"), identifier: row.string("identifier")))
+    func deleteLocation(deviceId: String, number: UInt32) throws {
+        if number != 0 {
+            try db.run("DELETE FROM records WHERE number = ?", Int64(number))
+            try db.run("DELETE FROM nearest WHERE number = ?", Int64(number))
         }
-        for key in keys {
-            try db.run("DELETE FROM records WHERE monitor = ? AND identifier = ? AND device_id = ?", key.monitor, key.identifier, deviceId)
-        }
-        try db.run("DELETE FROM nearest WHERE device_id = ?", deviceId)
         try db.run("DELETE FROM fixes WHERE device_id = ?", deviceId)
     }
 }
