@@ -10,6 +10,7 @@ public final class Reactor {
     private var poller = Poller()
     private var handlers: [() throws -> Void] = []
     private var timers: [Timer] = []
+    private var pendingWork: [PendingWork] = []
     private let shutdown: ShutdownSignal
     private let logger: Logger
     /// The longest a poll waits, so a shutdown request is seen promptly.
@@ -21,6 +22,12 @@ public final class Reactor {
     /// the timers get their turn. Bounded turns keep one busy input from holding every other
     /// waiting (the tail of sighting → region event was made of such waits).
     public static let timeSlice = 0.001
+
+    struct PendingWork {
+        let name: String
+        let hasWork: () -> Bool
+        let action: () throws -> Void
+    }
 
     struct Timer {
         let name: String
@@ -56,13 +63,20 @@ public final class Reactor {
         timers.append(Timer(name: name, interval: seconds, due: Self.monotonic() + seconds, action: action))
     }
 
+    /// Calls `action` once a turn, after the sockets and timers, while `hasWork` says there is
+    /// work left (a message's rest, put off past its time slice); the poll does not wait then.
+    public func whilePending(name: String, hasWork: @escaping () -> Bool, _ action: @escaping () throws -> Void) {
+        pendingWork.append(PendingWork(name: name, hasWork: hasWork, action: action))
+    }
+
     /// Runs until shutdown is requested. A failing handler is logged, not fatal: one bad
     /// message must not take the service down.
     public func run() {
         while !shutdown.isRequested {
             let now = Self.monotonic()
             let nextDue = timers.map(\.due).min() ?? (now + 1)
-            let wait = max(0, min(maxWaitMilliseconds, Int(((nextDue - now) * 1000).rounded(.up))))
+            let idle = !pendingWork.contains { $0.hasWork() }
+            let wait = idle ? max(0, min(maxWaitMilliseconds, Int(((nextDue - now) * 1000).rounded(.up)))) : 0
             let ready: [Int]
             do {
                 ready = try poller.poll(timeoutMilliseconds: wait)
@@ -84,6 +98,11 @@ public final class Reactor {
                     logger.error("timer failed", ["timer": timers[index].name, "error": "\(error)"])
                 }
                 reportStall("timer \(timers[index].name)", since: started)
+            }
+            for work in pendingWork where work.hasWork() {
+                let started = Self.monotonic()
+                do { try work.action() } catch { logger.error("pending work failed", ["work": work.name, "error": "\(error)"]) }
+                reportStall("pending \(work.name)", since: started)
             }
         }
     }

@@ -80,6 +80,15 @@ final class RegionHarness {
     }
 
     /// The device's location authorization as of the clock's time.
+    /// One `sighting.batch` of a Caffè Macs beacon (station `minor`) for each of `devices`, at the clock's time.
+    func sightings(_ devices: [String], minor: Int = 1) throws {
+        let beacon = BeaconIdentity(uuid: catalog.beaconUUID, major: Self.macsMajor, minor: minor)
+        try consume(.sightingBatch, stream: "sighting", .sightings(SightingBatch(sightings: devices.map {
+            Sighting(deviceId: $0, beacon: beacon, rssi: -60, measuredPower: -59, accuracy: 1.5, proximity: .near, observedAt: clock.now(),
+                     meanRssi: -62.5, readings: 15)
+        })))
+    }
+
     func status(_ deviceId: String, _ authorization: Authorization, foreground: Bool = true, precise: Bool = true) throws {
         try consume(.deviceStatus, stream: "device", .deviceStatus(DeviceStatus(deviceId: deviceId, authorization: authorization, foreground: foreground,
                                                                                  precise: precise, monitoringAvailable: true, rangingAvailable: true,

@@ -9,23 +9,71 @@ extension RegionService {
     /// A bus message: sightings, one or a batch (best effort), or a device status (durable, in order).
     /// Called by the bus subscription inside its transaction (a savepoint per message); public for
     /// `load-test bench`'s in-process measure of it, which calls it the same way.
+    ///
+    /// Sightings queue behind any still waiting, and a message applies them for one time slice
+    /// (`sliceSeconds`) of its own; the rest wait for the next turn (`applyPendingTurn`). A
+    /// message is not cut at the end of the consumer's turn: the turn ends after it, as before,
+    /// and only a message that alone takes longer than a slice is split (cutting at the turn's
+    /// end put the rest of ordinary messages behind a commit and the timers: bench (b)'s fresh
+    /// devices p50 2.39–2.46 → 2.70–2.98 ms). A device status first has every sighting before it applied.
     public func consume(_ envelope: Envelope) throws {
         switch envelope.body {
         case .sighting(let sighting):
-            if try consume(sighting) { sightingToEvent.record(seconds: clock.now().seconds(since: envelope.time)) }
+            pending.append([sighting], time: envelope.time)
+            try applyPending(until: messageDeadline())
         case .sightings(let batch):
-            var announced = false
-            for sighting in batch.sightings {
-                if try consume(sighting) { announced = true }
-            }
-            if announced { sightingToEvent.record(seconds: clock.now().seconds(since: envelope.time)) }
+            pending.append(batch.sightings, time: envelope.time)
+            try applyPending(until: messageDeadline())
         case .deviceStatus(let status):
+            try applyPending(until: .infinity)
             try events.write {
                 try store.saveDevice(status)
                 try apply(engine.deviceStatus(status))
             }
         default:
             throw ServiceError(.unknownType, "region-monitor does not consume \(envelope.type.rawValue) from the bus")
+        }
+    }
+
+    /// When the sightings of a message just received stop for this turn.
+    private func messageDeadline() -> Double {
+        Reactor.monotonic() + sliceSeconds
+    }
+
+    /// Applies waiting sightings in order until `deadline`, at least one a call so that each makes
+    /// progress, and past it while more than `pendingLimit` wait: the queue stays bounded, and a
+    /// service that falls behind leaves the rest in its socket's queue, as before.
+    func applyPending(until deadline: Double) throws {
+        var applied = 0
+        while let sighting = pending.next {
+            if applied > 0, pending.count <= Self.pendingLimit, Reactor.monotonic() >= deadline { return }
+            let announced: Bool
+            do {
+                announced = try consume(sighting)
+            } catch {
+                // Its message's transaction rolls back (the engine reloads); it is not tried again.
+                _ = pending.applied(announced: false)
+                throw error
+            }
+            if let published = pending.applied(announced: announced) {
+                sightingToEvent.record(seconds: clock.now().seconds(since: published))
+            }
+            applied += 1
+        }
+    }
+
+    /// The reactor's turn for waiting sightings: one slice of them in a transaction of its own,
+    /// their events published after its commit. When the write fails, every waiting sighting is
+    /// dropped (best effort, counted in health) rather than tried again turn after turn, and the
+    /// engine reloads from what committed.
+    func applyPendingTurn() {
+        if needsReload { reloadEngine() }
+        do {
+            try events.write { try applyPending(until: Reactor.monotonic() + sliceSeconds) }
+        } catch {
+            droppedSightings += pending.removeAll()
+            logger.error("waiting sightings dropped after a failed write", ["error": "\(error)"])
+            reloadEngine()
         }
     }
 

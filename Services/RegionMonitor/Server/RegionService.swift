@@ -28,7 +28,7 @@ public final class RegionService {
     /// Rebuilt from the store after a write the storage refused (see `reloadEngine`).
     private(set) var engine: RegionEngine
     /// A reload that could not finish (the storage still failing): retried by the timer.
-    private var needsReload = false
+    var needsReload = false
     let settings: RegionMonitorSettings
     let store: RegionStore
     private(set) var fixChannel: FixChannel?
@@ -36,6 +36,15 @@ public final class RegionService {
     /// Sightings of beacons whose UUID no condition names: dropped, nothing kept.
     var unwatchedSightings = 0
     var consumedSightings = 0
+    /// Sightings received, not yet applied (`RegionService+Inputs`).
+    var pending = PendingSightings()
+    /// How long one turn applies sightings: the reactor's slice (tests set 0, one a turn;
+    /// `load-test bench`'s in-process measure `.infinity`, a message whole).
+    public var sliceSeconds = Reactor.timeSlice
+    /// More than this many waiting are applied at once, past the slice: two full batches.
+    static let pendingLimit = 2 * SightingBatch.maxCount
+    /// Waiting sightings dropped after a write failed (best effort).
+    var droppedSightings = 0
     /// From a sighting batch's publication to the region events it caused (health `latency:sighting.regionEvent`).
     var sightingToEvent = LatencyBuckets()
     /// Deletes expired fixes in small batches (see `RegionService+Retention`).
@@ -84,12 +93,16 @@ public final class RegionService {
         // Small batches often: a short write between sightings, never a long one in front of them
         // (100 rows every 10 ms, about 1 ms each; 500 every 50 ms held sightings 4–10 ms).
         reactor.every(0.01, name: "region.sightings.save") { [unowned self] in try self.saveSightingTimes() }
+        reactor.whilePending(name: "region.sightings.pending", hasWork: { [unowned self] in !self.pending.isEmpty }) { [unowned self] in
+            self.applyPendingTurn()
+        }
         reactor.every(60, name: "fixes.expire") { [unowned self] in self.engine.expireFixes(now: self.clock.now()) }
         addRetention()
         routeMonitorOps()
         routeLocationOps()
         requests.addHealthDetails { [unowned self] in
             ["devices.tracked": "\(engine.trackedDevices)", "sightings.consumed": "\(consumedSightings)", "sightings.refused": "\(refusedSightings)",
+             "sightings.pending": "\(pending.count)", "sightings.dropped": "\(droppedSightings)",
              "sightings.unwatched": "\(unwatchedSightings)", "beacon.uuids": "\(engine.beaconUUIDs)",
              "fixes.consumed": "\(consumedFixes)", "fixes.refused": "\(refusedFixes)",
              "fixes.forbidden": "\(fixChannel?.forbidden ?? 0)", "monitors": "\(engine.monitorInfos.count)",
