@@ -90,7 +90,7 @@ extension RegionStore {
         // random page of its table: at 10⁵–10⁶ devices mostly not in the page cache, and written
         // to the log whole for one row. Keyed by a number the engine gives in increasing order
         // (`DeviceTable.storageNumber`), they go where the device before went: `load-test bench
-        // --only e` at 10⁶ devices 48–50 → 31–35 µs a device, and flatter from 10⁴. The rows
+        // --only e` at 10⁶ devices 46–57 → 33–34 µs a device, and flatter from 10⁴. The rows
         // keep the device id (records) or carry it in their JSON (nearest) for a restore; a
         // withdrawal deletes a device's rows by its number. The upgrade rewrites both tables once.
         Migration(8, """
