@@ -7,7 +7,7 @@ import Testing
 /// while it says it has some, and not once it has none.
 @Suite("Reactor: pending work")
 struct ReactorPendingWorkTests {
-    @Test("pending work runs once a turn while it has work, after the timers, and stops when it has none")
+    @Test("pending work runs once a turn while it has work, without the poll waiting, and stops when it has none")
     func runsWhileItHasWork() {
         let shutdown = ShutdownSignal()
         // A poll that waited for its timeout would take 10 minutes a turn: the run ends only if
