@@ -12,7 +12,7 @@ extension Envelope {
         case EventType.regionEvent.rawValue: RegionEvent.read(from: &scanner).map(EventBody.region)
         case EventType.regionNearest.rawValue: NearestBeacon.read(from: &scanner).map(EventBody.nearest)
         case EventType.deviceStatus.rawValue: DeviceStatus.read(from: &scanner).map(EventBody.deviceStatus)
-        default: nil
+        default: EventType(rawValue: type).flatMap { readOrderFlowBody(of: $0, from: &scanner) }
         }
     }
 }

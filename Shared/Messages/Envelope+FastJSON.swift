@@ -1,8 +1,9 @@
 import Foundation
 
 /// Hand-written JSON for the envelopes that flow at campus scale: sightings both ways, region
-/// events and nearest answers both ways, device statuses read (`Envelope+FastBodies`). Any other
-/// event type is left to Foundation.
+/// events and nearest answers both ways, device statuses read (`Envelope+FastBodies`), and the
+/// order flow's events both ways (`Envelope+OrderBodies`). Any other event type (heartbeats, dead
+/// letters, menu availability, fixes, purges) is left to Foundation.
 extension Envelope: FastJSONDecodable, FastJSONEncodable {
     /// A sighting envelope is small and a batch of `SightingBatch.maxCount` long device ids stays
     /// under 96 KiB. A frame beyond any sighting envelope's size goes straight to Foundation: the
@@ -50,7 +51,9 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
         case (EventType.deviceStatus.rawValue, .deviceStatus):
             return Envelope(type: .deviceStatus, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
         default:
-            return nil
+            // The order flow's types (`Envelope+OrderBodies`): looked up by name only here, off the sighting path.
+            guard let eventType = EventType(rawValue: type), eventType.accepts(body) else { return nil }
+            return Envelope(type: eventType, id: id, source: source, stream: stream, seq: UInt64(seq), time: time, body: body)
         }
     }
 
@@ -71,8 +74,8 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
     }
 
     /// A sighting, sighting batch, region event or nearest beacon envelope's JSON (what flows per
-    /// sighting, and what region-monitor writes per change), byte for byte what JSONEncoder
-    /// writes with sorted keys.
+    /// sighting, and what region-monitor writes per change), or an order-flow event's, byte for
+    /// byte what JSONEncoder writes with sorted keys.
     func fastEncoded() -> Data? {
         var out: [UInt8] = []
         func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
@@ -100,7 +103,9 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
             raw(#"{"body":"#)
             n.appendJSON(to: &out)
         default:
-            return nil
+            out.reserveCapacity(2_048)
+            raw(#"{"body":"#)
+            guard Self.appendOrderFlowBody(body, to: &out) else { return nil }
         }
         raw(#","id":"#)
         JSONText.appendQuoted(id, to: &out)

@@ -27,6 +27,9 @@ public enum JSONText {
                 case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
                 case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
                 case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                // As JSONEncoder writes them, so hand-written writers give its bytes.
+                case 0x08: out.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+                case 0x0C: out.append(contentsOf: [0x5C, UInt8(ascii: "f")])
                 case 0..<0x20: out.append(contentsOf: Array(String(format: "\\u%04x", byte).utf8))
                 default: out.append(byte)
                 }

@@ -19,7 +19,7 @@ struct CodecDifferentialTests {
         case repeated
     }
 
-    enum Kind: String, Sendable { case report, batch, envelope, regionEvent, nearest, status }
+    enum Kind: String, Sendable { case report, batch, envelope, regionEvent, nearest, status, order, kitchen, paced, notification }
 
     struct Row: Sendable, CustomTestStringConvertible {
         let label: String
@@ -49,6 +49,16 @@ struct CodecDifferentialTests {
     static let statusEnvelope = envelope(#"{"authorization":"always","changedAt":"\#(date)","deviceId":"phone-1","foreground":false,"monitoringAvailable":true,"precise":true,"rangingAvailable":true}"#,
                                  type: "device.status", source: "beacon-ingest", stream: "device")
 
+    // The order flow's bodies (`Envelope+OrderBodies`), "D" standing for a time.
+    static let orderEvent = envelope(#"{"at":"D","order":{"cafeId":"caffe-macs","cafeName":"Caff\u00e8 Macs","channel":"app","currency":"USD","customerHere":false,"deviceId":"phone-1","lines":[{"itemId":"latte","lineTotal":950,"modifiers":["oat-milk"],"name":"Latte","prepSeconds":240,"quantity":2,"station":"coffee","unitPrice":475}],"orderId":"ord-1","pickupEnd":"D","pickupStart":"D","placedAt":"D","state":"placed","timeZone":"America/Los_Angeles","total":950,"userId":"ann"}}"#,
+                                     type: "order.placed", source: "order-service", stream: "order")
+    static let kitchenEvent = envelope(#"{"at":"D","cafeId":"caffe-macs","orderId":"ord-1","station":"coffee","ticketId":"ord-1:coffee"}"#,
+                                       type: "kitchen.bumped", source: "kitchen-display", stream: "kitchen")
+    static let pacedEvent = envelope(#"{"at":"D","cafeId":"caffe-macs","fires":[{"fireAt":"D","station":"coffee","ticketId":"ord-1:coffee"}],"orderId":"ord-1","reason":"window","target":"D"}"#,
+                                     type: "kitchen.paced", source: "kitchen-display", stream: "kitchen")
+    static let notificationEvent = envelope(#"{"body":"Pick it up","collapseId":"ord-1","createdAt":"D","deviceId":"phone-1","kind":"orderReady","language":"en","notificationId":"n1","orderId":"ord-1","title":"Ready"}"#,
+                                            type: "notify.delivery", source: "notification-service", stream: "notify")
+
     /// The template of `kind` with `replace` applied, each pattern required to be present.
     static func text(_ kind: Kind, _ replace: [(String, String)] = []) -> String {
         let body = report.replacingOccurrences(of: "STATUS", with: status).replacingOccurrences(of: "SIGHTING", with: sighting)
@@ -60,6 +70,10 @@ struct CodecDifferentialTests {
         case .regionEvent: regionEvent
         case .nearest: nearest
         case .status: statusEnvelope
+        case .order: orderEvent.replacingOccurrences(of: #""D""#, with: "\"\(date)\"")
+        case .kitchen: kitchenEvent.replacingOccurrences(of: #""D""#, with: "\"\(date)\"")
+        case .paced: pacedEvent.replacingOccurrences(of: #""D""#, with: "\"\(date)\"")
+        case .notification: notificationEvent.replacingOccurrences(of: #""D""#, with: "\"\(date)\"")
         }
         for (old, new) in replace {
             precondition(text.contains(old), "the \(kind) template has no \(old)")
@@ -221,6 +235,46 @@ struct CodecDifferentialTests {
         row("a status member twice", .status, .repeated, [(#""precise":true"#, #""precise":true,"precise":false"#)]),
         row("body twice", .status, .repeated, [(#","id":"e1""#, #","body":{},"id":"e1""#)]),
         row("a region event member twice", .regionEvent, .repeated, [(#""monitor":"campus""#, #""monitor":"campus","monitor":"x""#)]),
+        // The order flow's events: read by their type, after the body.
+        row("the template", .order, .fast),
+        row("the template", .kitchen, .fast),
+        row("the template", .paced, .fast),
+        row("the template", .notification, .fast),
+        Row(label: "whitespace everywhere", kind: .order, text: spaced(text(.order)), expect: .fast),
+        Row(label: "whitespace everywhere", kind: .paced, text: spaced(text(.paced)), expect: .fast),
+        row("every optional member", .order, .fast, [(#""order":{"cafeId""#, #""order":{"approachedAt":"\#(date)","awayAt":"\#(date)","awayWalkSeconds":120,"clipCode":"https://x/c","expectedArrivalAt":"\#(date)","noShowAt":"\#(date)","overdueAt":"\#(date)","paced":true,"recalls":1,"cafeId""#),
+                                                      (#"{"at""#, #"{"previous":"ready","reason":"r","at""#)]),
+        row("no optional member", .order, .fast, [(#""deviceId":"phone-1","#, ""), (#","userId":"ann""#, ""), (#""prepSeconds":240,"#, "")]),
+        row("no lines, no modifiers", .order, .fast, [(#"{"itemId":"latte","lineTotal":950,"modifiers":["oat-milk"],"name":"Latte","prepSeconds":240,"quantity":2,"station":"coffee","unitPrice":475}"#, "")]),
+        row("unknown members in the order and a line", .order, .fast, [(#""total":950"#, #""total":950,"tip":{"a":[1]}"#), (#""quantity":2"#, #""quantity":2,"note":null"#)]),
+        row("a null user", .order, .foundation, [(#""userId":"ann""#, #""userId":null"#)]),
+        row("a null prep time", .order, .foundation, [(#""prepSeconds":240"#, #""prepSeconds":null"#)]),
+        row("a null previous state", .order, .foundation, [(#"{"at""#, #"{"previous":null,"at""#)]),
+        row("a quantity of 0", .order, .refused, [(#""quantity":2"#, #""quantity":0"#)]),
+        row("a quantity past 1000", .order, .refused, [(#""quantity":2"#, #""quantity":1001"#)]),
+        row("a prep time past two hours", .order, .refused, [(#""prepSeconds":240"#, #""prepSeconds":7201"#)]),
+        row("a total beyond Int64", .order, .refused, [(#""total":950"#, #""total":9223372036854775808"#)]),
+        row("an unknown state", .order, .refused, [(#""state":"placed""#, #""state":"eaten""#)]),
+        row("an unknown channel", .order, .refused, [(#""channel":"app""#, #""channel":"fax""#)]),
+        row("no lines", .order, .refused, [(#""lines":["#, #""lined":["#)]),
+        row("a null modifier", .order, .refused, [(#"["oat-milk"]"#, #"["oat-milk",null]"#)]),
+        row("a customer here as text", .order, .refused, [(#""customerHere":false"#, #""customerHere":"no""#)]),
+        row("a line member twice", .order, .repeated, [(#""quantity":2"#, #""quantity":2,"quantity":3"#)]),
+        row("an order member twice", .order, .repeated, [(#""orderId":"ord-1""#, #""orderId":"ord-1","orderId":"ord-2""#)]),
+        row("a whole-order event", .kitchen, .fast, [(#","station":"coffee","ticketId":"ord-1:coffee""#, "")]),
+        row("a null station", .kitchen, .foundation, [(#""station":"coffee""#, #""station":null"#)]),
+        row("no café", .kitchen, .refused, [(#""cafeId":"caffe-macs","#, "")]),
+        row("a kitchen member twice", .kitchen, .repeated, [(#""at":"\#(date)""#, #""at":"\#(date)","at":"\#(date)""#)]),
+        row("a previous target and an arrival", .paced, .fast, [(#""reason":"window""#, #""previousTarget":"\#(date)","expectedArrival":"\#(date)","reason":"approach""#)]),
+        row("no fires", .paced, .fast, [(#"{"fireAt":"\#(date)","station":"coffee","ticketId":"ord-1:coffee"}"#, "")]),
+        row("an unknown pacing reason", .paced, .refused, [(#""reason":"window""#, #""reason":"whim""#)]),
+        row("a fire without its station", .paced, .refused, [(#""station":"coffee","#, "")]),
+        row("null fires", .paced, .refused, [(#"[{"fireAt":"\#(date)","station":"coffee","ticketId":"ord-1:coffee"}]"#, "null")]),
+        row("undeliverable, with every optional member", .notification, .fast, [(#""title":"Ready""#, #""title":"Ready","undeliverableReason":"device.denied","requestedLanguage":"pt","reminderId":"r1","cafeId":"caffe-macs","expiresAt":"\#(date)""#)]),
+        row("a null order", .notification, .foundation, [(#""orderId":"ord-1""#, #""orderId":null"#)]),
+        row("an unknown kind", .notification, .refused, [(#""kind":"orderReady""#, #""kind":"gossip""#)]),
+        row("no title", .notification, .refused, [(#","title":"Ready""#, "")]),
+        row("a notification member twice", .notification, .repeated, [(#""language":"en""#, #""language":"en","language":"de""#)]),
         // A member name given twice, anywhere: refused on every route.
         row("op twice", .report, .repeated, [(#""op":"ingest.report""#, #""op":"ingest.report","op":"health""#)]),
         row("id twice", .report, .repeated, [(#""id":"r1""#, #""id":"r1","id":"r2""#)]),
@@ -292,7 +346,7 @@ struct CodecDifferentialTests {
             compare(Request<IngestReport>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf && $0.body == $1.body }
         case .batch:
             compare(Request<IngestBatch>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf && $0.body == $1.body }
-        case .envelope, .regionEvent, .nearest, .status:
+        case .envelope, .regionEvent, .nearest, .status, .order, .kitchen, .paced, .notification:
             compare(Envelope.self, row, row.expect, malformed: .messageMalformed, same: ==)
             return
         }
