@@ -1,3 +1,5 @@
+import Foundation
+
 /// Hand-written JSON for the bodies of the order flow: order events, the kitchen's events and
 /// pacing, and notifications. Every order crosses four services as these (order-service,
 /// kitchen-display, notification-service, the edge), each decoding what it consumes and encoding
@@ -406,5 +408,40 @@ extension DeviceNotification: FastJSONDecodable {
         o.string("title", title, &out)
         o.string("undeliverableReason", undeliverableReason, &out)
         o.end(&out)
+    }
+}
+
+/// An order as order-service answers `order.place`, `order.get` and the rest with, and stores
+/// beside each idempotency key: the event's snapshot with its total and pickup time formatted.
+extension OrderView: FastJSONEncodable, FastJSONReplyBody {
+    func appendReplyBody(to out: inout [UInt8]) -> Bool {
+        var o = JSONObjectWriter()
+        o.name("order", &out)
+        order.appendJSON(to: &out)
+        o.string("pickupLabel", pickupLabel, &out)
+        o.name("total", &out)
+        var t = JSONObjectWriter()
+        t.string("currency", total.currency, &out)
+        t.string("formatted", total.formatted, &out)
+        t.integer("minorUnits", total.minorUnits, &out)
+        t.end(&out)
+        o.end(&out)
+        return true
+    }
+
+    func fastEncoded() -> Data? {
+        var out: [UInt8] = []
+        out.reserveCapacity(2_048)
+        _ = appendReplyBody(to: &out)
+        return Data(out)
+    }
+}
+
+extension Wire {
+    /// A value this service wrote itself and stored (an order's snapshot in its row): its
+    /// hand-written reader when it has one, else Foundation's decoder, whose error is thrown.
+    public static func decodeStored<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        if let value = fastDecode(T.self, from: data) { return value }
+        return try JSONDecoder().decode(T.self, from: data)
     }
 }

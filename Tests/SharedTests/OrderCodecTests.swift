@@ -89,4 +89,26 @@ struct OrderCodecTests {
         #expect(Envelope.fastDecode(frame) == nil)
         #expect(throws: WireError.self) { try Wire.decodeEnvelope(frame) }
     }
+
+    @Test("an order view, alone and as a success reply: JSONEncoder's bytes; a failure goes to JSONEncoder")
+    func orderViewReply() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for order in [Self.full, Self.bare] {
+            let view = OrderView(order: order, total: PriceView(minorUnits: order.total, currency: order.currency, formatted: Self.awkward),
+                                 pickupLabel: "12:15 – 12:30")
+            let reply = Reply<OrderView>.success(view)
+            #expect(try #require(view.fastEncoded()) == (try encoder.encode(view)))
+            #expect(try #require(reply.fastEncoded()) == (try encoder.encode(reply)))
+            #expect(Wire.encode(reply) == (try encoder.encode(reply)))
+            #expect(try Wire.decodeReply(Wire.encode(reply), body: OrderView.self).get() == view)
+            // Stored, then read back as order-service reads an order's row.
+            #expect(try Wire.decodeStored(OrderSnapshot.self, from: Wire.encode(order)) == order)
+        }
+        let failure = Reply<OrderView>.failure(ServiceError(.invalidField, "no"))
+        #expect(failure.fastEncoded() == nil)
+        #expect(Wire.encode(failure) == (try encoder.encode(failure)))
+        // A stored value the reader gives up on is Foundation's to read or refuse.
+        #expect(throws: DecodingError.self) { try Wire.decodeStored(OrderSnapshot.self, from: Data(#"{"orderId":null}"#.utf8)) }
+    }
 }

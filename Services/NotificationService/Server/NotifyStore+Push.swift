@@ -31,7 +31,7 @@ extension NotifyStore {
             """, now.milliseconds, channel, limit + excluding.count)
         var due: [DuePush] = []
         for row in rows where !excluding.contains(row.string("notification_id")) && due.count < limit {
-            guard let notification = try? JSONDecoder().decode(DeviceNotification.self, from: Data(row.string("body").utf8)) else {
+            guard let notification = try? Wire.decodeStored(DeviceNotification.self, from: Data(row.string("body").utf8)) else {
                 // A body that cannot be read can never be sent: set aside, or it would come up every tick.
                 try recordPush(row.string("notification_id"), state: .failed, attempts: row.int("push_attempts"), nextAt: nil, status: nil,
                                reason: "unreadable", at: now)

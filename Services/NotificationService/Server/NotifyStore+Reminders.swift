@@ -46,7 +46,7 @@ extension NotifyStore {
         try db.query("SELECT order_id, due_ms, snapshot FROM pickup_reminders WHERE state = 'pending' AND due_ms <= ? ORDER BY due_ms LIMIT ?",
                      now.milliseconds, limit).map { row in
             DuePickupReminder(orderId: row.string("order_id"), dueAt: Timestamp(milliseconds: row.int64("due_ms")),
-                              order: try? JSONDecoder().decode(OrderSnapshot.self, from: Data(row.string("snapshot").utf8)))
+                              order: try? Wire.decodeStored(OrderSnapshot.self, from: Data(row.string("snapshot").utf8)))
         }
     }
 

@@ -91,7 +91,7 @@ final class NotifyStore {
     /// The device's delivered notifications after `position`, oldest first.
     func inbox(_ deviceId: String, after position: Int64, limit: Int) throws -> [DeviceNotification] {
         try db.query("SELECT body FROM notifications WHERE device_id = ? AND delivered = 1 AND seq > ? ORDER BY seq LIMIT ?", deviceId, position, limit)
-            .map { try JSONDecoder().decode(DeviceNotification.self, from: Data($0.string("body").utf8)) }
+            .map { try Wire.decodeStored(DeviceNotification.self, from: Data($0.string("body").utf8)) }
     }
 
     // MARK: Cafés

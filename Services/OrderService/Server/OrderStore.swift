@@ -114,7 +114,7 @@ final class OrderStore {
 
     /// An order row's snapshot (the row's other columns are indexes of it).
     static func order(_ row: Row) throws -> OrderSnapshot {
-        try JSONDecoder().decode(OrderSnapshot.self, from: Data(row.string("snapshot").utf8))
+        try Wire.decodeStored(OrderSnapshot.self, from: Data(row.string("snapshot").utf8))
     }
 
     static func json<T: Encodable>(_ value: T) -> String { String(decoding: Wire.encode(value), as: UTF8.self) }
