@@ -82,6 +82,9 @@ final class OrderDriver {
     static let kitchenWait = 0.05
     /// Tickets whose bump was sent more than once: the first may have been applied before its reply was lost.
     private var resentBumps: Set<String> = []
+    /// Tickets bumped again at once because the kitchen had already announced their order (bounded
+    /// as `shown`): a second refusal waits 5 ms, so a kitchen that keeps refusing is not spun on.
+    private var bumpedAgainAtOnce: Set<String> = []
     private(set) var latency = Histogram()
     /// The same latency by stage, for the orders measured: intended start → reservation answered →
     /// order answered → last ticket's bump answered (the kitchen showing the tickets included) →
@@ -236,6 +239,12 @@ final class OrderDriver {
                     if let orderId = tracked[number].orderId, !shown.contains(orderId) {
                         // Bumped again when the kitchen announces the order (or after `kitchenWait`).
                         awaitingKitchen[number, default: (now + Self.kitchenWait, [])].tickets.insert(ticket)
+                    } else if bumpedAgainAtOnce.insert(ticket).inserted {
+                        // The announcement came in before this refusal was read: the ticket is on
+                        // the screen, so the chef bumps it now (a fixed 5 ms wait here was the run's
+                        // own latency, added to every order that raced so).
+                        if bumpedAgainAtOnce.count > 10_000 { bumpedAgainAtOnce = [ticket] }
+                        try bump(number, ticket: ticket, now: now)
                     } else {
                         bumpRetries.append((now + 0.005, number, ticket))
                     }
