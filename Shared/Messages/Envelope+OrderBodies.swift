@@ -445,3 +445,99 @@ extension Wire {
         return try JSONDecoder().decode(T.self, from: data)
     }
 }
+
+/// A kitchen ticket's lines, as kitchen-display stores them with each ticket and reads them back
+/// whenever it loads one (every bump), and its tickets as it answers bumps with.
+extension TicketLine: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> TicketLine? {
+        var name: String?, quantity: Int?, modifiers: [String]?, prepSeconds: Int?, itemId: String?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "name": fill(&name, sc.string())
+            case "quantity": fill(&quantity, sc.int())
+            case "modifiers": fill(&modifiers, sc.strings(atMost: 1_024))
+            case "prepSeconds": fill(&prepSeconds, sc.int())
+            case "itemId": fill(&itemId, sc.string())
+            default: nil
+            }
+        }
+        guard ok, let name, let quantity, let modifiers else { return nil }
+        return TicketLine(name: name, quantity: quantity, modifiers: modifiers, prepSeconds: prepSeconds, itemId: itemId)
+    }
+
+    func appendJSON(to out: inout [UInt8]) {
+        var o = JSONObjectWriter()
+        o.string("itemId", itemId, &out)
+        o.name("modifiers", &out)
+        out.append(UInt8(ascii: "["))
+        for (index, modifier) in modifiers.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONText.appendQuoted(modifier, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        o.string("name", name, &out)
+        o.int("prepSeconds", prepSeconds, &out)
+        o.int("quantity", quantity, &out)
+        o.end(&out)
+    }
+}
+
+extension Array: FastJSONDecodable where Element == TicketLine {
+    static func read(from scanner: inout JSONScanner) -> [TicketLine]? { scanner.list(of: TicketLine.self, atMost: 1_024) }
+}
+
+extension Array: FastJSONEncodable where Element == TicketLine {
+    func fastEncoded() -> Data? {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + 96 * count)
+        out.append(UInt8(ascii: "["))
+        for (index, line) in enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            line.appendJSON(to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return Data(out)
+    }
+}
+
+extension TicketView: FastJSONEncodable, FastJSONReplyBody {
+    func appendReplyBody(to out: inout [UInt8]) -> Bool {
+        var o = JSONObjectWriter()
+        o.int("ageSeconds", ageSeconds, &out)
+        o.bool("arriving", arriving, &out)
+        o.time("bumpedAt", bumpedAt, &out)
+        o.string("cafeId", cafeId, &out)
+        o.time("closedAt", closedAt, &out)
+        o.word("colour", colour?.rawValue, &out)
+        o.time("createdAt", createdAt, &out)
+        o.bool("customerHere", customerHere, &out)
+        o.time("fireAt", fireAt, &out)
+        o.word("firing", firing?.rawValue, &out)
+        o.int("holdSeconds", holdSeconds, &out)
+        o.name("lines", &out)
+        out.append(UInt8(ascii: "["))
+        for (index, line) in lines.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            line.appendJSON(to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        o.string("orderId", orderId, &out)
+        o.bool("overdue", overdue, &out)
+        o.time("pickupStart", pickupStart, &out)
+        o.int("prepSeconds", prepSeconds, &out)
+        o.bool("rush", rush, &out)
+        o.word("state", state.rawValue, &out)
+        o.string("station", station, &out)
+        o.time("targetReadyAt", targetReadyAt, &out)
+        o.string("ticketId", ticketId, &out)
+        o.end(&out)
+        return true
+    }
+
+    func fastEncoded() -> Data? {
+        var out: [UInt8] = []
+        out.reserveCapacity(1_024)
+        _ = appendReplyBody(to: &out)
+        return Data(out)
+    }
+}

@@ -111,4 +111,34 @@ struct OrderCodecTests {
         // A stored value the reader gives up on is Foundation's to read or refuse.
         #expect(throws: DecodingError.self) { try Wire.decodeStored(OrderSnapshot.self, from: Data(#"{"orderId":null}"#.utf8)) }
     }
+
+    @Test("kitchen tickets and their stored lines: JSONEncoder's bytes, read back as written")
+    func tickets() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let lines = [TicketLine(name: Self.awkward, quantity: 2, modifiers: ["oat-milk", Self.awkward], prepSeconds: 240, itemId: "latte"),
+                     TicketLine(name: "Toast", quantity: 1, modifiers: [])]
+        let full = TicketView(ticketId: "ord-1:coffee", orderId: "ord-1", cafeId: "caffe-macs", station: "coffee", state: .inProgress, lines: lines,
+                              pickupStart: Self.time, customerHere: true, createdAt: Self.time, rush: true, bumpedAt: Self.time, closedAt: Self.time,
+                              ageSeconds: 61, colour: .yellow, prepSeconds: 240, targetReadyAt: Self.time, fireAt: Self.time, firing: .hold,
+                              holdSeconds: 30, arriving: true, overdue: false)
+        let bare = TicketView(ticketId: "t", orderId: "o", cafeId: "c", station: "s", state: .new, lines: [], pickupStart: Self.time,
+                              customerHere: false, createdAt: Self.time)
+        for ticket in [full, bare] {
+            #expect(try #require(ticket.fastEncoded()) == (try encoder.encode(ticket)))
+            let reply = Reply<TicketView>.success(ticket)
+            #expect(try #require(reply.fastEncoded()) == (try encoder.encode(reply)))
+            #expect(try Wire.decodeReply(Wire.encode(reply), body: TicketView.self).get() == ticket)
+        }
+        for stored in [lines, []] {
+            let json = Wire.encode(stored)
+            #expect(json == (try encoder.encode(stored)))
+            #expect([TicketLine].fastDecode(json) == stored)
+            #expect(try Wire.decodeStored([TicketLine].self, from: json) == stored)
+        }
+        // A null prep time is Foundation's to read.
+        let null = Data(#"[{"modifiers":[],"name":"n","prepSeconds":null,"quantity":1}]"#.utf8)
+        #expect([TicketLine].fastDecode(null) == nil)
+        #expect(try Wire.decodeStored([TicketLine].self, from: null) == [TicketLine(name: "n", quantity: 1, modifiers: [])])
+    }
 }

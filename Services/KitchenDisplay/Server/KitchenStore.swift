@@ -101,7 +101,7 @@ public struct KitchenStore {
         return try statement.rows().map { row in
             Ticket(ticketId: row.string("ticket_id"), orderId: row.string("order_id"), cafeId: row.string("cafe_id"), station: row.string("station"),
                    state: TicketState(rawValue: row.string("state")) ?? .new,
-                   lines: try JSONDecoder().decode([TicketLine].self, from: Data(row.string("lines").utf8)),
+                   lines: try Wire.decodeStored([TicketLine].self, from: Data(row.string("lines").utf8)),
                    pickupStart: Timestamp(milliseconds: row.int64("pickup_start_ms")), customerHere: row.bool("customer_here"),
                    createdAt: Timestamp(milliseconds: row.int64("created_ms")), rush: row.bool("rush"),
                    bumpedAt: row.optionalInt64("bumped_ms").map(Timestamp.init(milliseconds:)),
