@@ -106,6 +106,15 @@ public final class BusConsumer {
         return reasons
     }
 
+    /// Applies what is queued on the socket now, one time slice of it, outside the reactor's turn
+    /// for it: a request that names something an event waiting here creates (a chef bumping a
+    /// ticket whose `order.placed` arrived with the bump) sees it, instead of being refused and
+    /// asked again. Nothing while a transaction is open: a request that writes calls this first.
+    public func applyQueued() throws {
+        guard !db.inTransaction else { return }
+        try drain()
+    }
+
     private func drain() throws {
         if let retryAt {
             guard Reactor.monotonic() >= retryAt else { return dropWhileRetrying() }

@@ -17,6 +17,8 @@ final class KitchenHarness {
     let clock: ManualClock
     let folder: URL
     let arguments: [String]
+    /// Where the kitchen's consumer subscribes (a `StandInBus` binds it to deliver for real).
+    private(set) var busSub = ""
     private(set) var host: ServiceHost
     private(set) var service: KitchenService
     private var orderSeq: UInt64 = 0
@@ -26,12 +28,12 @@ final class KitchenHarness {
         clock = ManualClock(Self.t0)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("kitchen-server-\(UUID().uuidString.prefix(8))")
         self.arguments = arguments
-        (host, service) = try Self.open(folder: folder, clock: clock, arguments: arguments)
+        (host, service, busSub) = try Self.open(folder: folder, clock: clock, arguments: arguments)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
 
-    private static func open(folder: URL, clock: ManualClock, arguments: [String]) throws -> (ServiceHost, KitchenService) {
+    private static func open(folder: URL, clock: ManualClock, arguments: [String]) throws -> (ServiceHost, KitchenService, String) {
         let tag = UUID().uuidString.prefix(8)
         let config = try Configuration(program: "kitchen-display", specs: KitchenDisplaySettings.specs,
                                        arguments: ["--listen", "inproc://kitchen-\(tag)", "--bus-pub", "inproc://bus-pub-\(tag)",
@@ -40,13 +42,13 @@ final class KitchenHarness {
         let host = try ServiceHost(options: KitchenDisplaySettings.common, config: config, clock: clock)
         let service = KitchenService(host: host, settings: KitchenDisplaySettings(config: config).times)
         try service.start()
-        return (host, service)
+        return (host, service, "inproc://bus-sub-\(tag)")
     }
 
     /// The service started again on the same file (as after a crash), at the clock's time.
     func restart() throws {
         host.db.close()
-        (host, service) = try Self.open(folder: folder, clock: clock, arguments: arguments)
+        (host, service, busSub) = try Self.open(folder: folder, clock: clock, arguments: arguments)
     }
 
     /// An order at Caffè Macs (or `cafe`) with a burger for the grill and a salad for the salad station.
