@@ -90,6 +90,22 @@ struct JSONObjectWriter {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// `,"name":[…]`, each item written by `write`.
+    mutating func list<T>(_ name: StaticString, _ items: [T], _ out: inout [UInt8], _ write: (T, inout [UInt8]) -> Void) {
+        self.name(name, &out)
+        Self.appendList(items, &out, write)
+    }
+
+    /// `[…]`, each item written by `write`.
+    static func appendList<T>(_ items: [T], _ out: inout [UInt8], _ write: (T, inout [UInt8]) -> Void) {
+        out.append(UInt8(ascii: "["))
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            write(item, &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
     /// Closes the object (`{}` when nothing was written).
     func end(_ out: inout [UInt8]) {
         if first { out.append(UInt8(ascii: "{")) }
@@ -141,13 +157,7 @@ extension OrderLine: FastJSONDecodable {
         var o = JSONObjectWriter()
         o.string("itemId", itemId, &out)
         o.integer("lineTotal", lineTotal, &out)
-        o.name("modifiers", &out)
-        out.append(UInt8(ascii: "["))
-        for (index, modifier) in modifiers.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONText.appendQuoted(modifier, to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        o.list("modifiers", modifiers, &out) { JSONText.appendQuoted($0, to: &$1) }
         o.string("name", name, &out)
         o.int("prepSeconds", prepSeconds, &out)
         o.int("quantity", quantity, &out)
@@ -216,13 +226,7 @@ extension OrderSnapshot: FastJSONDecodable {
         o.bool("customerHere", customerHere, &out)
         o.string("deviceId", deviceId, &out)
         o.time("expectedArrivalAt", expectedArrivalAt, &out)
-        o.name("lines", &out)
-        out.append(UInt8(ascii: "["))
-        for (index, line) in lines.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            line.appendJSON(to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        o.list("lines", lines, &out) { $0.appendJSON(to: &$1) }
         o.time("noShowAt", noShowAt, &out)
         o.string("orderId", orderId, &out)
         o.time("overdueAt", overdueAt, &out)
@@ -345,13 +349,7 @@ extension KitchenPacing: FastJSONDecodable {
         o.time("at", at, &out)
         o.string("cafeId", cafeId, &out)
         o.time("expectedArrival", expectedArrival, &out)
-        o.name("fires", &out)
-        out.append(UInt8(ascii: "["))
-        for (index, fire) in fires.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            fire.appendJSON(to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        o.list("fires", fires, &out) { $0.appendJSON(to: &$1) }
         o.string("orderId", orderId, &out)
         o.time("previousTarget", previousTarget, &out)
         o.word("reason", reason.rawValue, &out)
@@ -468,13 +466,7 @@ extension TicketLine: FastJSONDecodable {
     func appendJSON(to out: inout [UInt8]) {
         var o = JSONObjectWriter()
         o.string("itemId", itemId, &out)
-        o.name("modifiers", &out)
-        out.append(UInt8(ascii: "["))
-        for (index, modifier) in modifiers.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONText.appendQuoted(modifier, to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        o.list("modifiers", modifiers, &out) { JSONText.appendQuoted($0, to: &$1) }
         o.string("name", name, &out)
         o.int("prepSeconds", prepSeconds, &out)
         o.int("quantity", quantity, &out)
@@ -490,12 +482,7 @@ extension Array: FastJSONEncodable where Element == TicketLine {
     func fastEncoded() -> Data? {
         var out: [UInt8] = []
         out.reserveCapacity(64 + 96 * count)
-        out.append(UInt8(ascii: "["))
-        for (index, line) in enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            line.appendJSON(to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        JSONObjectWriter.appendList(self, &out) { $0.appendJSON(to: &$1) }
         return Data(out)
     }
 }
@@ -514,13 +501,7 @@ extension TicketView: FastJSONEncodable, FastJSONReplyBody {
         o.time("fireAt", fireAt, &out)
         o.word("firing", firing?.rawValue, &out)
         o.int("holdSeconds", holdSeconds, &out)
-        o.name("lines", &out)
-        out.append(UInt8(ascii: "["))
-        for (index, line) in lines.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            line.appendJSON(to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        o.list("lines", lines, &out) { $0.appendJSON(to: &$1) }
         o.string("orderId", orderId, &out)
         o.bool("overdue", overdue, &out)
         o.time("pickupStart", pickupStart, &out)
