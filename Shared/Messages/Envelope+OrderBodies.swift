@@ -522,3 +522,78 @@ extension TicketView: FastJSONEncodable, FastJSONReplyBody {
         return Data(out)
     }
 }
+
+/// The order flow's requests: a reservation, an order, a chef's command. A request whose body has
+/// a reader is read whole by `Request`'s reader; an App Clip order (`clip`) is Foundation's.
+extension TicketCommand: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> TicketCommand? {
+        var ticketId: String?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "ticketId": fill(&ticketId, sc.string())
+            default: nil
+            }
+        }
+        guard ok, let ticketId else { return nil }
+        return TicketCommand(ticketId: ticketId)
+    }
+}
+
+extension ReserveRequest: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> ReserveRequest? {
+        var cafeId: String?, start: Timestamp?, userId: String?, locale: String?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "cafeId": fill(&cafeId, sc.string())
+            case "start": fill(&start, sc.timestamp())
+            case "userId": fill(&userId, sc.string())
+            case "locale": fill(&locale, sc.string())
+            default: nil
+            }
+        }
+        guard ok, let cafeId, let locale else { return nil }
+        return ReserveRequest(cafeId: cafeId, start: start, userId: userId, locale: locale)
+    }
+}
+
+extension OrderItemRequest: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> OrderItemRequest? {
+        var itemId: String?, quantity: Int?, modifiers: [String]?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "itemId": fill(&itemId, sc.string())
+            case "quantity": fill(&quantity, sc.int())
+            case "modifiers": fill(&modifiers, sc.strings(atMost: 1_024))
+            default: nil
+            }
+        }
+        guard ok, let itemId, let quantity else { return nil }
+        return OrderItemRequest(itemId: itemId, quantity: quantity, modifiers: modifiers)
+    }
+}
+
+extension PlaceOrderRequest: FastJSONDecodable {
+    static func read(from scanner: inout JSONScanner) -> PlaceOrderRequest? {
+        var idempotencyKey: String?, channel: OrderChannel?, userId: String?, deviceId: String?, cafeId: String?, reservationId: String?
+        var items: [OrderItemRequest]?, paymentToken: String?, locale: String?
+        let ok = scanner.object { sc, key in
+            switch key {
+            case "idempotencyKey": fill(&idempotencyKey, sc.string())
+            case "channel": fill(&channel, sc.string().flatMap(OrderChannel.init(rawValue:)))
+            case "userId": fill(&userId, sc.string())
+            case "deviceId": fill(&deviceId, sc.string())
+            case "cafeId": fill(&cafeId, sc.string())
+            case "reservationId": fill(&reservationId, sc.string())
+            case "items": fill(&items, sc.list(of: OrderItemRequest.self, atMost: 1_024))
+            case "paymentToken": fill(&paymentToken, sc.string())
+            case "locale": fill(&locale, sc.string())
+            // An App Clip's launch: Foundation's route reads it.
+            case "clip": false
+            default: nil
+            }
+        }
+        guard ok, let idempotencyKey, let channel, let cafeId, let reservationId, let items, let locale else { return nil }
+        return PlaceOrderRequest(idempotencyKey: idempotencyKey, channel: channel, userId: userId, deviceId: deviceId, cafeId: cafeId,
+                                 reservationId: reservationId, items: items, paymentToken: paymentToken, locale: locale)
+    }
+}

@@ -19,7 +19,7 @@ struct CodecDifferentialTests {
         case repeated
     }
 
-    enum Kind: String, Sendable { case report, batch, envelope, regionEvent, nearest, status, order, kitchen, paced, notification }
+    enum Kind: String, Sendable { case report, batch, envelope, regionEvent, nearest, status, order, kitchen, paced, notification, reserve, place, bump }
 
     struct Row: Sendable, CustomTestStringConvertible {
         let label: String
@@ -59,6 +59,11 @@ struct CodecDifferentialTests {
     static let notificationEvent = envelope(#"{"body":"Pick it up","collapseId":"ord-1","createdAt":"D","deviceId":"phone-1","kind":"orderReady","language":"en","notificationId":"n1","orderId":"ord-1","title":"Ready"}"#,
                                             type: "notify.delivery", source: "notification-service", stream: "notify")
 
+    // The order flow's requests.
+    static let reserveRequest = #"{"op":"window.reserve","id":"q1","body":{"cafeId":"caffe-macs","start":"D","userId":"ann","locale":"en_US"}}"#
+    static let placeRequest = #"{"op":"order.place","id":"q2","body":{"idempotencyKey":"key-0001","channel":"app","userId":"ann","deviceId":"phone-1","cafeId":"caffe-macs","reservationId":"res-1","items":[{"itemId":"latte","quantity":2,"modifiers":["oat-milk"]}],"paymentToken":"tok_4242","locale":"en_US"}}"#
+    static let bumpRequest = #"{"op":"kds.bump","id":"q3","body":{"ticketId":"ord-1:coffee"}}"#
+
     /// The template of `kind` with `replace` applied, each pattern required to be present.
     static func text(_ kind: Kind, _ replace: [(String, String)] = []) -> String {
         let body = report.replacingOccurrences(of: "STATUS", with: status).replacingOccurrences(of: "SIGHTING", with: sighting)
@@ -74,6 +79,9 @@ struct CodecDifferentialTests {
         case .kitchen: kitchenEvent.replacingOccurrences(of: #""D""#, with: "\"\(date)\"")
         case .paced: pacedEvent.replacingOccurrences(of: #""D""#, with: "\"\(date)\"")
         case .notification: notificationEvent.replacingOccurrences(of: #""D""#, with: "\"\(date)\"")
+        case .reserve: reserveRequest.replacingOccurrences(of: #""D""#, with: "\"\(date)\"")
+        case .place: placeRequest
+        case .bump: bumpRequest
         }
         for (old, new) in replace {
             precondition(text.contains(old), "the \(kind) template has no \(old)")
@@ -275,6 +283,23 @@ struct CodecDifferentialTests {
         row("an unknown kind", .notification, .refused, [(#""kind":"orderReady""#, #""kind":"gossip""#)]),
         row("no title", .notification, .refused, [(#","title":"Ready""#, "")]),
         row("a notification member twice", .notification, .repeated, [(#""language":"en""#, #""language":"en","language":"de""#)]),
+        row("the template", .reserve, .fast),
+        row("the template", .place, .fast),
+        row("the template", .bump, .fast),
+        Row(label: "whitespace everywhere", kind: .place, text: spaced(text(.place)), expect: .fast),
+        row("the next window, anonymous", .reserve, .fast, [(#""start":"\#(date)","userId":"ann","#, "")]),
+        row("a null start", .reserve, .foundation, [(#""start":"\#(date)""#, #""start":null"#)]),
+        row("no locale", .reserve, .refused, [(#","locale":"en_US""#, "")]),
+        row("a kiosk guest, no modifiers", .place, .fast, [(#""channel":"app","userId":"ann","deviceId":"phone-1","#, #""channel":"kiosk","#),
+                                                            (#","modifiers":["oat-milk"]"#, ""), (#""paymentToken":"tok_4242","#, "")]),
+        row("an App Clip's launch", .place, .foundation, [(#""locale":"en_US""#, #""locale":"en_US","clip":{"url":"https://x/c","invocation":"qrCode","acquiredAt":"\#(date)"}"#)]),
+        row("a null payment token", .place, .foundation, [(#""paymentToken":"tok_4242""#, #""paymentToken":null"#)]),
+        row("an unknown channel", .place, .refused, [(#""channel":"app""#, #""channel":"fax""#)]),
+        row("a quantity as text", .place, .refused, [(#""quantity":2"#, #""quantity":"2""#)]),
+        row("no items", .place, .refused, [(#""items":["#, #""itemz":["#)]),
+        row("an item member twice", .place, .repeated, [(#""quantity":2"#, #""quantity":2,"quantity":3"#)]),
+        row("a ticket id as a number", .bump, .refused, [(#""ord-1:coffee""#, "7")]),
+        row("a ticket id twice", .bump, .repeated, [(#""ticketId":"ord-1:coffee""#, #""ticketId":"ord-1:coffee","ticketId":"x""#)]),
         // A member name given twice, anywhere: refused on every route.
         row("op twice", .report, .repeated, [(#""op":"ingest.report""#, #""op":"ingest.report","op":"health""#)]),
         row("id twice", .report, .repeated, [(#""id":"r1""#, #""id":"r1","id":"r2""#)]),
@@ -346,6 +371,12 @@ struct CodecDifferentialTests {
             compare(Request<IngestReport>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf && $0.body == $1.body }
         case .batch:
             compare(Request<IngestBatch>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.onBehalfOf == $1.onBehalfOf && $0.body == $1.body }
+        case .reserve:
+            compare(Request<ReserveRequest>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
+        case .place:
+            compare(Request<PlaceOrderRequest>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
+        case .bump:
+            compare(Request<TicketCommand>.self, row, row.expect, malformed: .invalidField) { $0.op == $1.op && $0.id == $1.id && $0.body == $1.body }
         case .envelope, .regionEvent, .nearest, .status, .order, .kitchen, .paced, .notification:
             compare(Envelope.self, row, row.expect, malformed: .messageMalformed, same: ==)
             return
