@@ -103,9 +103,10 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
             raw(#"{"body":"#)
             n.appendJSON(to: &out)
         default:
+            guard Self.hasOrderFlowWriter(body) else { return nil }
             out.reserveCapacity(2_048)
             raw(#"{"body":"#)
-            guard Self.appendOrderFlowBody(body, to: &out) else { return nil }
+            _ = Self.appendOrderFlowBody(body, to: &out)
         }
         raw(#","id":"#)
         JSONText.appendQuoted(id, to: &out)

@@ -26,6 +26,14 @@ extension Envelope {
         }
     }
 
+    /// Whether `appendOrderFlowBody` writes this body.
+    static func hasOrderFlowWriter(_ body: EventBody) -> Bool {
+        switch body {
+        case .order, .kitchen, .paced, .notification: true
+        default: false
+        }
+    }
+
     /// Appends an order-flow body's JSON; false (nothing to rely on in `out`) for any other body.
     static func appendOrderFlowBody(_ body: EventBody, to out: inout [UInt8]) -> Bool {
         switch body {

@@ -80,7 +80,7 @@ public final class KitchenService {
         // A ticket not here yet may be in an order event waiting on the bus socket (the order
         // answered to its customer and published at once; the chef's screen, or a client as quick,
         // asks before this turn reached the event): take what waits there first.
-        if try store.ticket(ticketId) == nil { try bus.consumer?.applyQueued() }
+        if try !store.hasTicket(ticketId) { try bus.consumer?.applyQueued() }
         return try events.write {
             let ticket = try store.ticket(ticketId)
             try KitchenScope.requireReach(ticket.map { [$0] } ?? [], caller: caller, to: "\(command.rawValue) ticket \(Quoting.quoted(ticketId))", noun: "ticket")

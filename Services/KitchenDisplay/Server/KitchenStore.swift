@@ -79,6 +79,11 @@ public struct KitchenStore {
     /// One ticket by id.
     public func ticket(_ ticketId: String) throws -> Ticket? { try load("SELECT * FROM tickets WHERE ticket_id = ?", ticketId).first }
 
+    /// Whether the ticket is here, without reading it.
+    public func hasTicket(_ ticketId: String) throws -> Bool {
+        try !db.query("SELECT 1 AS found FROM tickets WHERE ticket_id = ?", ticketId).isEmpty
+    }
+
     /// Every ticket of an order, by station.
     public func tickets(ofOrder orderId: String) throws -> [Ticket] { try load("SELECT * FROM tickets WHERE order_id = ? ORDER BY station", orderId) }
 
