@@ -67,6 +67,16 @@ struct OrderCodecTests {
         let expected = try Self.foundation(envelope)
         #expect(fast == expected, "\(String(decoding: fast, as: UTF8.self))\nJSONEncoder: \(String(decoding: expected, as: UTF8.self))")
         #expect(Wire.encode(envelope) == expected)
+        // The body alone, as the edge streams it: JSONEncoder's bytes too.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        switch envelope.body {
+        case .order(let event): #expect(Wire.encode(event) == (try encoder.encode(event)))
+        case .kitchen(let event): #expect(Wire.encode(event) == (try encoder.encode(event)))
+        case .paced(let pacing): #expect(Wire.encode(pacing) == (try encoder.encode(pacing)))
+        case .notification(let notification): #expect(Wire.encode(notification) == (try encoder.encode(notification)))
+        default: Issue.record("not an order-flow body")
+        }
     }
 
     @Test("the reader reads JSONEncoder's bytes back as Foundation does", arguments: samples)
