@@ -106,7 +106,7 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
             guard Self.hasOrderFlowWriter(body) else { return nil }
             out.reserveCapacity(2_048)
             raw(#"{"body":"#)
-            _ = Self.appendOrderFlowBody(body, to: &out)
+            Self.appendOrderFlowBody(body, to: &out)
         }
         raw(#","id":"#)
         JSONText.appendQuoted(id, to: &out)

@@ -34,16 +34,15 @@ extension Envelope {
         }
     }
 
-    /// Appends an order-flow body's JSON; false (nothing to rely on in `out`) for any other body.
-    static func appendOrderFlowBody(_ body: EventBody, to out: inout [UInt8]) -> Bool {
+    /// Appends an order-flow body's JSON: only for a body `hasOrderFlowWriter` takes.
+    static func appendOrderFlowBody(_ body: EventBody, to out: inout [UInt8]) {
         switch body {
         case .order(let event): event.appendJSON(to: &out)
         case .kitchen(let event): event.appendJSON(to: &out)
         case .paced(let pacing): pacing.appendJSON(to: &out)
         case .notification(let notification): notification.appendJSON(to: &out)
-        default: return false
+        default: preconditionFailure("no hand-written writer for this body")
         }
-        return true
     }
 }
 
@@ -440,15 +439,6 @@ extension OrderView: FastJSONEncodable, FastJSONReplyBody {
         out.reserveCapacity(2_048)
         _ = appendReplyBody(to: &out)
         return Data(out)
-    }
-}
-
-extension Wire {
-    /// A value this service wrote itself and stored (an order's snapshot in its row): its
-    /// hand-written reader when it has one, else Foundation's decoder, whose error is thrown.
-    public static func decodeStored<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        if let value = fastDecode(T.self, from: data) { return value }
-        return try JSONDecoder().decode(T.self, from: data)
     }
 }
 

@@ -47,6 +47,13 @@ public enum Wire {
         try decode(Request<Body>.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .invalidField)
     }
 
+    /// A value a service wrote itself and stored (an order's snapshot in its row): its
+    /// hand-written reader when it has one, else Foundation's decoder, whose error is thrown.
+    public static func decodeStored<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        if let value = fastDecode(T.self, from: data) { return value }
+        return try JSONDecoder().decode(T.self, from: data)
+    }
+
     /// Decodes a reply to a request whose success body is `Body`.
     public static func decodeReply<Body: Codable & Sendable>(_ frame: Data, body: Body.Type) throws(WireError) -> Reply<Body> {
         try decode(Reply<Body>.self, from: frame, maxBytes: Int.max, tooLarge: .tooLarge, malformed: .messageMalformed)
