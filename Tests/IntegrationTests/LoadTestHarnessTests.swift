@@ -33,8 +33,14 @@ struct LoadTestHarnessTests {
         #expect(report.bus.measured)
         #expect(report.bus.consumedByRegionMonitor == report.bus.publishedBestEffort)
         #expect(report.lost == 0, "lost: \(report)")
+        // The raw chains walked beside it, on their schedules (100/s and the order rate over 3 s).
+        let raw = try #require(report.rawChains, "no raw chains in the report")
+        #expect(raw.sightingMs.count + UInt64(raw.timeouts) >= 250 && raw.sightingMs.count > 0, "\(raw)")
+        #expect(raw.orderMs.count >= 5 && raw.orderRoundTripMs.count == raw.orderMs.count && raw.orderHopsMs.count == raw.orderMs.count, "\(raw)")
+        // Every walk's total holds its hops, so its percentiles hold theirs.
+        #expect(raw.orderMs.p50 >= raw.orderHopsMs.p50 && raw.orderMs.p99 >= raw.orderHopsMs.p99, "\(raw)")
         // Percentiles are ordered.
-        for latency in [report.regionEvents.latencyMs, report.orders.latencyMs] {
+        for latency in [report.regionEvents.latencyMs, report.orders.latencyMs, raw.sightingMs, raw.orderMs] {
             #expect(latency.p50 <= latency.p99 && latency.p99 <= latency.max)
         }
 
@@ -48,13 +54,19 @@ struct LoadTestHarnessTests {
         let cpu = try #require(table.split(separator: "\n").first { $0.hasPrefix("pipeline CPU per sighting:") }, "\(table)")
         #expect(cpu.contains("beacon-ingest") && cpu.contains("region-monitor") && cpu.contains("bus") && !cpu.contains("not measured"), "\(cpu)")
         // Every target line says met, by how much it was missed, or why it was not judged.
-        let targets = table.components(separatedBy: "targets (issue 15)").last?.split(separator: "\n").filter { !$0.isEmpty } ?? []
+        let targetSection = table.components(separatedBy: "targets (issue 15)").last?.components(separatedBy: "beside the targets").first ?? ""
+        let targets = targetSection.split(separator: "\n").filter { !$0.isEmpty }
         #expect(targets.count >= 5, "\(table)")
         #expect(targets.allSatisfy { $0.hasSuffix("met") || $0.contains("MISSED") || $0.contains("not judged") }, "\(targets)")
+        // Each latency beside its raw chain, and whether the hops alone leave room for the target.
+        for row in ["raw: a sighting's hand-offs", "raw: an order's hand-offs"] { #expect(table.contains(row), "\(table)") }
+        let beside = table.components(separatedBy: "(raw chains)").last?.split(separator: "\n").filter { !$0.isEmpty } ?? []
+        #expect(beside.filter { $0.contains("the raw chain's p99") }.count == 2, "\(table)")
+        #expect(beside.allSatisfy { $0.contains("leave") || $0.contains("not reachable") || $0.contains("did not pass") }, "\(beside)")
     }
 
     @Test("load-test run refuses bad settings with one line and status 2", arguments: [
-        ["--rate", "0"], ["--batch", "1001"], ["--ingest", "localhost:7410"], ["--devices", "0"], ["--bogus", "1"],
+        ["--rate", "0"], ["--batch", "1001"], ["--raw-rate", "-1"], ["--ingest", "localhost:7410"], ["--devices", "0"], ["--bogus", "1"],
     ])
     func badSettings(arguments: [String]) throws {
         let process = Process()

@@ -17,6 +17,8 @@ struct LoadTestRestartTests {
         let run = try LoadTestLaunch(platform, [
             "--rate", "1000", "--duration", "5", "--devices", "100", "--order-rate", "4", "--batch", "20",
             "--beacon-exit-seconds", "5", "--timeout", "8", "--retry-seconds", "0.5",
+            // No raw chains beside this run: their figures mean nothing across a kill.
+            "--raw-rate", "0",
         ])
 
         let context = try Context()
@@ -48,6 +50,7 @@ struct LoadTestRestartTests {
         try #require(run.process.terminationStatus == 0, "load-test run failed: \(stderr.suffix(2000))")
 
         let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: run.json))
+        #expect(report.rawChains == nil, "raw chains walked with --raw-rate 0")
         #expect(report.bus.measured)
         #expect(report.bus.restarts["beacon-ingest"] == 1, "\(report.bus)")
         #expect(report.bus.restarts["region-monitor"] == 0, "\(report.bus)")

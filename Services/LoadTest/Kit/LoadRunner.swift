@@ -125,9 +125,13 @@ final class LoadRunner {
 
         let measureFrom = settings.warmup
         let end = settings.warmup + settings.duration
+        // The raw figure of the same run: the hops alone, walked beside the platform's.
+        let raw = settings.rawRate > 0 ? try RawChainProbe(orderRate: settings.orderRate, sightingRate: settings.rawRate, measureFrom: measureFrom, end: end) : nil
+        defer { raw?.finish() }
         let wallStart = Date().addingTimeInterval(0.05)
         let wallStartSeconds = wallStart.timeIntervalSince1970
         let start = Reactor.monotonic() + 0.05
+        raw?.begin(at: start)
         let schedule = SightingSchedule(fleet: fleet, rate: settings.rate, batchSize: settings.batch, shards: shards, end: end, uuid: layout.uuid,
                                         wallStartMilliseconds: Timestamp(wallStart).milliseconds)
         let arrivals = ArrivalTracker(measureFrom: measureFrom, timeout: settings.timeout)
@@ -314,6 +318,7 @@ final class LoadRunner {
             }
         }
         let finished = Reactor.monotonic() - start
+        let rawChains = raw.map { RunReport.RawChains($0.finish()) }
         for client in ingest {
             for case .batch(let batch) in client.expire(now: .infinity, timeout: 0) { counts.unanswered += batch.sightings }
             counts.batchErrors.merge(client.lateReplies > 0 ? ["late replies": client.lateReplies] : [:]) { $0 + $1 }
@@ -347,7 +352,7 @@ final class LoadRunner {
             settings: .init(runId: runID, rate: settings.rate, duration: settings.duration, warmup: settings.warmup, devices: settings.devices,
                             batch: settings.batch, orderRate: settings.orderRate, ingestShards: shards, beaconExitSeconds: settings.beaconExitSeconds,
                             timeout: settings.timeout, retrySeconds: settings.retrySeconds, seed: settings.seed),
-            sightings: sightings, regionEvents: regionEvents, orders: orderReport, bus: bus, cpu: cpu,
+            sightings: sightings, regionEvents: regionEvents, orders: orderReport, bus: bus, cpu: cpu, rawChains: rawChains,
             lost: a.lost + o.lost + o.failed + counts.refused + counts.unanswered + bus.shed,
             elapsedSeconds: finished)
     }

@@ -162,12 +162,36 @@ public struct RunReport: Codable, Sendable {
         }
     }
 
+    /// The same hand-offs as the platform's, made by libzmq alone beside the run (`RawChainProbe`):
+    /// what this machine charges for the hops themselves while the run loads it.
+    public struct RawChains: Codable, Sendable {
+        /// Three REQ/REP round trips, then three pub/sub hops through a proxy: an order's way to "ready".
+        public var orderMs: LatencySummary
+        /// One of those round trips, and the three hops together.
+        public var orderRoundTripMs: LatencySummary
+        public var orderHopsMs: LatencySummary
+        /// One direct hop, then two pub/sub hops through a proxy: a sighting's way to its region event.
+        public var sightingMs: LatencySummary
+        /// Walks whose last message did not come within a second (not in the figures).
+        public var timeouts: Int
+
+        init(_ figures: (order: RawChainProbe.Figures, sighting: RawChainProbe.Figures)) {
+            orderMs = LatencySummary(figures.order.total)
+            orderRoundTripMs = LatencySummary(figures.order.roundTrip)
+            orderHopsMs = LatencySummary(figures.order.hops)
+            sightingMs = LatencySummary(figures.sighting.total)
+            timeouts = figures.order.timeouts + figures.sighting.timeouts
+        }
+    }
+
     public var settings: Settings
     public var sightings: Sightings
     public var regionEvents: RegionEvents
     public var orders: Orders
     public var bus: Bus
     public var cpu: CPU
+    /// Nil when the run was asked for none (`--raw-rate 0`).
+    public var rawChains: RawChains?
     /// Everything that went missing: region events, orders lost or failed, sightings refused or unanswered, sightings shed.
     public var lost: Int
     public var elapsedSeconds: Double
@@ -196,8 +220,12 @@ public struct RunReport: Codable, Sendable {
         for stage in RunReport.orderStages {
             if let summary = orders.stagesMs?[stage.key] { rows.append((stage.label, summary)) }
         }
-        for (name, s) in rows + [
-                          ("ingest.batch round trip", sightings.batchRoundTripMs), ("generator lag behind schedule", sightings.sendLagMs)] {
+        rows += [("ingest.batch round trip", sightings.batchRoundTripMs), ("generator lag behind schedule", sightings.sendLagMs)]
+        if let raw = rawChains {
+            rows += [("raw: a sighting's hand-offs", raw.sightingMs), ("raw: an order's hand-offs", raw.orderMs),
+                     ("  one round trip of three", raw.orderRoundTripMs), ("  then 3 hops via a proxy", raw.orderHopsMs)]
+        }
+        for (name, s) in rows {
             let label = name.padding(toLength: 27, withPad: " ", startingAt: 0)
             lines.append(label + ["\(s.count)", n(s.p50, 2), n(s.p90, 2), n(s.p99, 2), n(s.p999, 2), n(s.max, 2), n(s.mean, 2)].map { right($0, 9) }.joined())
         }
@@ -231,7 +259,33 @@ public struct RunReport: Codable, Sendable {
         lines.append("")
         lines.append("targets (issue 15)")
         lines.append(contentsOf: targetLines.map { "  " + $0 })
+        if !rawLines.isEmpty {
+            lines.append("")
+            lines.append("beside the targets: libzmq alone through the same hand-offs, in this run (raw chains)")
+            lines.append(contentsOf: rawLines.map { "  " + $0 })
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// Each latency beside its raw chain's: how many times the hops alone, and whether the hops
+    /// alone already take the target (then no platform with these hand-offs meets it on this
+    /// machine in this run).
+    var rawLines: [String] {
+        guard let raw = rawChains else { return [] }
+        func n(_ v: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", v) }
+        var lines: [String] = []
+        let regionTarget = settings.rate <= 10_000 ? 2.0 : 5.0
+        for (what, platform, chain, hops, target) in [
+            ("sighting → region event", regionEvents.latencyMs, raw.sightingMs, "1 direct hop + 2 via the proxy", regionTarget),
+            ("order → ready notification", orders.latencyMs, raw.orderMs, "3 round trips + 3 hops via the proxy", 10.0),
+        ] where platform.count > 0 && chain.count > 0 {
+            let times = chain.p99 > 0 ? n(platform.p99 / chain.p99, 1) + "×" : "—"
+            lines.append("\(what) p99 \(n(platform.p99)) ms is \(times) the raw chain's p99 \(n(chain.p99)) ms (\(hops), p50 \(n(chain.p50)) ms); "
+                         + (chain.p99 < target ? "the hops alone leave \(n(target - chain.p99)) ms of the \(n(target, 0)) ms target"
+                                               : "the hops alone take the \(n(target, 0)) ms target: not reachable with these hand-offs on this machine in this run"))
+        }
+        if raw.timeouts > 0 { lines.append("raw chain walks that did not pass within 1 s: \(raw.timeouts) (left out of its figures)") }
+        return lines
     }
 
     /// Each target this run can judge, with "met" or by how much it was missed.

@@ -22,6 +22,8 @@ struct RunSettings {
     var beaconExitSeconds: Double
     var dwell: Double
     var seed: UInt64
+    /// Walks per second of the raw chain of a sighting's hand-offs (the order's at `orderRate`); 0: no raw chains.
+    var rawRate: Double
 }
 
 extension RunSettings {
@@ -32,6 +34,7 @@ extension RunSettings {
             batch: config[RunOptions.batch], orderRate: config[RunOptions.orderRate], ingest: config[RunOptions.ingest], region: config[RunOptions.region],
             orders: config[EndpointOptions.orders], kitchen: config[EndpointOptions.kitchen], notify: config[EndpointOptions.notify],
             busSub: config[EndpointOptions.busSub], bus: config[RunOptions.bus], timeout: config[RunOptions.timeout], retrySeconds: config[RunOptions.retrySeconds],
-            beaconExitSeconds: config[RunOptions.beaconExitSeconds], dwell: config[RunOptions.dwell], seed: UInt64(truncatingIfNeeded: config[RunOptions.seed]))
+            beaconExitSeconds: config[RunOptions.beaconExitSeconds], dwell: config[RunOptions.dwell], seed: UInt64(truncatingIfNeeded: config[RunOptions.seed]),
+            rawRate: config[RunOptions.rawRate])
     }
 }

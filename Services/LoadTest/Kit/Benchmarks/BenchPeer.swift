@@ -22,6 +22,11 @@ import CZeroMQ
 ///     load-test bench-peer rep [--keys DIR --as NAME]
 ///         REP bound on a free loopback port, printed first; echoes every request. "mark" starts
 ///         its CPU count, "stop" answers the CPU seconds since the mark and ends it.
+///     load-test bench-peer relay <xsub> <xpub> <from> <to>
+///         A service's hop with no work in it (`load-test run`'s raw chains): a SUB on the proxy's
+///         <xpub> subscribed to <from> and a PULL bound on a free loopback port (printed first);
+///         every two-frame message either receives is published to the proxy's <xsub> with its
+///         topic's <from> prefix replaced by <to>. It ends after 30 s without a message.
 ///
 /// With `--keys` the sockets are CURVE, secured exactly as the platform's sockets are.
 public enum BenchPeer {
@@ -30,7 +35,8 @@ public enum BenchPeer {
     static let keys = Option<String>("keys", .path, default: "", help: "the key folder: with --as, the sockets are CURVE")
     static let principal = Option<String>("as", default: "", help: "the principal this end acts as")
     static let server = Option<String>("server", default: "", help: "the principal of the server a connecting end dials")
-    static let usage = "usage: load-test bench-peer sub <endpoint> | pub <endpoint> <messages> <topic bytes> <payload bytes> | proxy | rep [--keys DIR --as NAME --server NAME]"
+    static let usage = "usage: load-test bench-peer sub <endpoint> | pub <endpoint> <messages> <topic bytes> <payload bytes> | proxy | rep "
+        + "| relay <xsub> <xpub> <from> <to> [--keys DIR --as NAME --server NAME]"
 
     /// Runs one peer process with `arguments` (after `bench-peer`); the exit status.
     public static func run(arguments: [String]) -> Int32 {
@@ -60,6 +66,8 @@ public enum BenchPeer {
                 try proxy(context: context, security: security)
             case "rep":
                 try reply(context: context, security: security)
+            case "relay" where words.count == 5 && !words[3].isEmpty:
+                try relay(context: context, xsub: words[1], xpub: words[2], from: Data(words[3].utf8), to: Data(words[4].utf8))
             default:
                 usageFailure(usage)
             }
@@ -184,6 +192,33 @@ public enum BenchPeer {
                 return
             }
             try rep.send(multipart: frames)
+        }
+    }
+
+    /// Plain libzmq only: the raw chains measure what the hops cost without the platform's security.
+    static func relay(context: Context, xsub: String, xpub: String, from: Data, to: Data) throws {
+        let sub = try Socket(context, .sub), pull = try Socket(context, .pull), pub = try Socket(context, .pub)
+        defer { sub.close(); pull.close(); pub.close() }
+        for socket in [sub, pull, pub] { try socket.setLinger(milliseconds: 0) }
+        try sub.setReceiveHighWaterMark(0)
+        try pub.setSendHighWaterMark(0)
+        try sub.subscribe(String(decoding: from, as: UTF8.self))
+        try sub.connect(xpub)
+        try pub.connect(xsub)
+        try pull.bind("tcp://127.0.0.1:*")
+        say(try pull.lastEndpoint)
+        var poller = Poller()
+        _ = poller.register(sub)
+        _ = poller.register(pull)
+        while true {
+            let ready = try poller.poll(timeoutMilliseconds: 30_000)
+            if ready.isEmpty { return }
+            for index in ready {
+                while let frames = try (index == 0 ? sub : pull).tryReceiveMultipart() {
+                    guard frames.count == 2, frames[0].starts(with: from) else { continue }
+                    try pub.send(multipart: [to + frames[0].dropFirst(from.count), frames[1]])
+                }
+            }
         }
     }
 
