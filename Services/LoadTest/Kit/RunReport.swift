@@ -268,8 +268,8 @@ public struct RunReport: Codable, Sendable {
     }
 
     /// Each latency beside its raw chain's: how many times the hops alone, and whether the hops
-    /// alone already take the target (then no platform with these hand-offs meets it on this
-    /// machine in this run).
+    /// alone already take the target (then no platform making these hand-offs at the same
+    /// priority as its own work meets it on this machine under this load).
     var rawLines: [String] {
         guard let raw = rawChains else { return [] }
         func n(_ v: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", v) }
@@ -282,7 +282,7 @@ public struct RunReport: Codable, Sendable {
             let times = chain.p99 > 0 ? n(platform.p99 / chain.p99, 1) + "×" : "—"
             lines.append("\(what) p99 \(n(platform.p99)) ms is \(times) the raw chain's p99 \(n(chain.p99)) ms (\(hops), p50 \(n(chain.p50)) ms); "
                          + (chain.p99 < target ? "the hops alone leave \(n(target - chain.p99)) ms of the \(n(target, 0)) ms target"
-                                               : "the hops alone take the \(n(target, 0)) ms target: not reachable with these hand-offs on this machine in this run"))
+                                               : "the hops alone take the \(n(target, 0)) ms target beside this load, at the platform's priority"))
         }
         if raw.timeouts > 0 { lines.append("raw chain walks that did not pass within 1 s: \(raw.timeouts) (left out of its figures)") }
         return lines
