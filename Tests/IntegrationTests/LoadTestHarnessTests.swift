@@ -37,6 +37,10 @@ struct LoadTestHarnessTests {
         let raw = try #require(report.rawChains, "no raw chains in the report")
         #expect(raw.sightingMs.count + UInt64(raw.timeouts) >= 250 && raw.sightingMs.count > 0, "\(raw)")
         #expect(raw.orderMs.count >= 5 && raw.orderRoundTripMs.count == raw.orderMs.count && raw.orderHopsMs.count == raw.orderMs.count, "\(raw)")
+        // load-test's own threads asked for nice -10; as root they have it, else the report says it was not permitted.
+        let priority = try #require(report.generatorPriority, "no generator priority in the report")
+        #expect(priority.asked == -10 && (priority.applied == nil || priority.applied == -10), "\(priority)")
+        #expect(run.table.contains("generator priority: nice"), "\(run.table)")
         // Every walk's total holds its hops, so its percentiles hold theirs.
         #expect(raw.orderMs.p50 >= raw.orderHopsMs.p50 && raw.orderMs.p99 >= raw.orderHopsMs.p99, "\(raw)")
         // Percentiles are ordered.

@@ -17,6 +17,7 @@ struct RunOptionsTests {
         #expect(settings.ingest == ["tcp://127.0.0.1:7410"] && settings.region == ["tcp://127.0.0.1:7420"])
         #expect(settings.orders == "tcp://127.0.0.1:7430" && settings.kitchen == "tcp://127.0.0.1:7440" && settings.notify == "tcp://127.0.0.1:7450")
         #expect(settings.busSub == "tcp://127.0.0.1:7402" && settings.bus == "tcp://127.0.0.1:7403" && settings.seed == 1)
+        #expect(settings.rawRate == 100 && settings.generatorNice == -10)
     }
 
     @Test("each flag, or its environment variable, lands in its own setting")
@@ -25,12 +26,18 @@ struct RunOptionsTests {
             "--rate", "2500", "--duration", "3", "--warmup", "1.5", "--devices", "200", "--batch", "20", "--order-rate", "0",
             "--ingest", "tcp://127.0.0.1:1,tcp://127.0.0.1:2", "--region", "tcp://127.0.0.1:3", "--orders", "tcp://127.0.0.1:4",
             "--kitchen", "tcp://127.0.0.1:5", "--notify", "tcp://127.0.0.1:6", "--bus-sub", "tcp://127.0.0.1:7", "--bus", "tcp://127.0.0.1:8",
-            "--timeout", "8", "--retry-seconds", "0", "--beacon-exit-seconds", "5", "--seed", "42",
+            "--timeout", "8", "--retry-seconds", "0", "--beacon-exit-seconds", "5", "--seed", "42", "--raw-rate", "0", "--generator-nice", "-5",
         ], environment: ["CAFE_DWELL": "4"])
         #expect(settings.rate == 2500 && settings.duration == 3 && settings.warmup == 1.5 && settings.devices == 200 && settings.batch == 20)
         #expect(settings.orderRate == 0 && settings.timeout == 8 && settings.retrySeconds == 0 && settings.beaconExitSeconds == 5 && settings.dwell == 4)
         #expect(settings.ingest == ["tcp://127.0.0.1:1", "tcp://127.0.0.1:2"] && settings.region == ["tcp://127.0.0.1:3"])
         #expect(settings.orders == "tcp://127.0.0.1:4" && settings.kitchen == "tcp://127.0.0.1:5" && settings.notify == "tcp://127.0.0.1:6")
         #expect(settings.busSub == "tcp://127.0.0.1:7" && settings.bus == "tcp://127.0.0.1:8" && settings.seed == 42)
+        #expect(settings.rawRate == 0 && settings.generatorNice == -5)
+    }
+
+    @Test("a nice value outside -20…19 is refused", arguments: ["-21", "20", "x"])
+    func niceOutOfRange(value: String) {
+        #expect(throws: (any Error).self) { try settings(["--generator-nice", value]) }
     }
 }

@@ -48,6 +48,8 @@ final class LoadRunner {
     }
 
     let settings: RunSettings
+    /// load-test's threads' priority, raised before they were made (`RunCommand`); nil: left as started.
+    var priority: GeneratorPriority?
     let catalog: CampusCatalog
     let context: Context
     let runID: String
@@ -126,7 +128,8 @@ final class LoadRunner {
         let measureFrom = settings.warmup
         let end = settings.warmup + settings.duration
         // The raw figure of the same run: the hops alone, walked beside the platform's.
-        let raw = settings.rawRate > 0 ? try RawChainProbe(orderRate: settings.orderRate, sightingRate: settings.rawRate, measureFrom: measureFrom, end: end) : nil
+        let raw = settings.rawRate > 0 ? try RawChainProbe(orderRate: settings.orderRate, sightingRate: settings.rawRate, measureFrom: measureFrom, end: end,
+                                                              nice: priority?.started) : nil
         defer { raw?.finish() }
         let wallStart = Date().addingTimeInterval(0.05)
         let wallStartSeconds = wallStart.timeIntervalSince1970
@@ -352,7 +355,7 @@ final class LoadRunner {
             settings: .init(runId: runID, rate: settings.rate, duration: settings.duration, warmup: settings.warmup, devices: settings.devices,
                             batch: settings.batch, orderRate: settings.orderRate, ingestShards: shards, beaconExitSeconds: settings.beaconExitSeconds,
                             timeout: settings.timeout, retrySeconds: settings.retrySeconds, seed: settings.seed),
-            sightings: sightings, regionEvents: regionEvents, orders: orderReport, bus: bus, cpu: cpu, rawChains: rawChains,
+            sightings: sightings, regionEvents: regionEvents, orders: orderReport, bus: bus, cpu: cpu, rawChains: rawChains, generatorPriority: priority,
             lost: a.lost + o.lost + o.failed + counts.refused + counts.unanswered + bus.shed,
             elapsedSeconds: finished)
     }

@@ -45,9 +45,37 @@ final class RawChainProbe: @unchecked Sendable {
     private var threads = 0
 
     /// Starts the peers and both walkers, which warm their chains up and then wait for `begin`.
-    /// Throws when a peer does not start or a chain does not pass within 5 s.
-    init(orderRate: Double, sightingRate: Double, measureFrom: Double, end: Double) throws {
+    /// Throws when a peer does not start or a chain does not pass within 5 s. With `nice`, all of
+    /// it is made from a thread set to that nice value first, so the peers, the walkers and this
+    /// probe's I/O thread run at it whatever the caller's priority (`GeneratorPriority`).
+    init(orderRate: Double, sightingRate: Double, measureFrom: Double, end: Double, nice: Int? = nil) throws {
         context = try Context(ioThreads: 1)
+        guard let nice else {
+            try start(orderRate: orderRate, sightingRate: sightingRate, measureFrom: measureFrom, end: end)
+            return
+        }
+        let outcome = OutcomeBox()
+        let made = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            GeneratorPriority.set(nice)
+            do {
+                try start(orderRate: orderRate, sightingRate: sightingRate, measureFrom: measureFrom, end: end)
+            } catch {
+                outcome.error = error
+            }
+            made.signal()
+        }
+        thread.name = "raw chain start"
+        thread.start()
+        made.wait()
+        if let error = outcome.error { throw error }
+    }
+
+    private final class OutcomeBox: @unchecked Sendable {
+        var error: Error?
+    }
+
+    private func start(orderRate: Double, sightingRate: Double, measureFrom: Double, end: Double) throws {
         do {
             let proxy = try PeerProcess(["proxy"])
             peers.append(proxy)

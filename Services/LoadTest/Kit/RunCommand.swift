@@ -11,11 +11,14 @@ public enum RunCommand {
     public static func main(arguments: [String]) -> Int32 {
         let config = subcommandConfiguration(program: "load-test run", summary: summary, specs: RunOptions.specs, arguments: arguments, usage: "load-test run [options]")
         let settings = RunSettings(config)
+        // Before any thread or socket, so all of load-test's but the raw chains' inherit it.
+        let priority = GeneratorPriority.raise(to: settings.generatorNice)
         let security = LoadSecurity.from(config)
         do {
             let catalog = try CampusCatalog.load(path: config[RunOptions.campus])
             let runID = "lt" + String(format: "%06x", UInt32.random(in: 0...0xFF_FFFF))
             let runner = LoadRunner(settings: settings, catalog: catalog, context: try Context(), runID: runID, security: security, log: logLine)
+            runner.priority = priority
             let report = try runner.run()
             print(report.table)
             if !config[RunOptions.json].isEmpty { try writeJSON(report, to: config[RunOptions.json]) }

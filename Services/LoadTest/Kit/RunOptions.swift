@@ -23,6 +23,10 @@ enum RunOptions {
     static let beaconExitSeconds = Option.seconds("beacon-exit-seconds", default: 30, help: "region-monitor's exit timeout: decides which arrivals must produce a region event")
     static let dwell = Option.seconds("dwell", default: 15, help: "mean seconds a phone stays at a café before walking to another")
     static let seed = Option.count("seed", default: 1, help: "seed of the phones' walks and signal noise")
+    static let generatorNice = Option.count(
+        "generator-nice", -20...19, default: -10,
+        help: "nice value of load-test's own threads (the schedule, its sockets' I/O thread), so the generator keeps its schedule on cores the platform fills; "
+            + "applied when permitted (root or CAP_SYS_NICE), else it runs as started; the raw chains stay at the starting priority (0: as started)")
     static let rawRate = Option.rate("raw-rate", .nonNegative, default: 100,
                                      help: "walks per second of the raw libzmq chain of a sighting's hand-offs beside the run (the order's walks at --order-rate); 0: no raw chains")
 
@@ -30,6 +34,6 @@ enum RunOptions {
     static var specs: [OptionSpec] {
         [rate.spec, duration.spec, warmup.spec, devices.spec, batch.spec, orderRate.spec, ingest.spec, region.spec, EndpointOptions.orders.spec,
          EndpointOptions.kitchen.spec, EndpointOptions.notify.spec, EndpointOptions.busSub.spec, bus.spec, campus.spec, json.spec, timeout.spec,
-         retrySeconds.spec, beaconExitSeconds.spec, dwell.spec, seed.spec, rawRate.spec] + LoadSecurity.specs
+         retrySeconds.spec, beaconExitSeconds.spec, dwell.spec, seed.spec, rawRate.spec, generatorNice.spec] + LoadSecurity.specs
     }
 }

@@ -192,6 +192,8 @@ public struct RunReport: Codable, Sendable {
     public var cpu: CPU
     /// Nil when the run was asked for none (`--raw-rate 0`).
     public var rawChains: RawChains?
+    /// The nice value load-test's own threads ran at (`--generator-nice`), and the raw chains' (where it started).
+    public var generatorPriority: GeneratorPriority?
     /// Everything that went missing: region events, orders lost or failed, sightings refused or unanswered, sightings shed.
     public var lost: Int
     public var elapsedSeconds: Double
@@ -249,6 +251,10 @@ public struct RunReport: Codable, Sendable {
                      + (orders.resent > 0 ? ", \(orders.resent) requests sent again \(orders.resentByOp.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))" : ""))
         lines.append("  total lost: \(lost)")
         lines.append("  sender: worst lag behind schedule \(n(sightings.maxSendLagMs, 1)) ms, \(sightings.sendStalls) stalls")
+        if let priority = generatorPriority {
+            lines.append("  generator priority: " + (priority.applied.map { "nice \($0) (the raw chains at \(priority.started), as started)" }
+                                                     ?? "nice \(priority.asked) not permitted (root or CAP_SYS_NICE); ran at \(priority.started)"))
+        }
         lines.append("")
         if cpu.measured, let perSighting = cpu.microsPerSighting {
             let parts = CPU.processes.map { "\($0) \(n(Double(cpu.micros[$0] ?? 0) / Double(max(bus.consumedByRegionMonitor, 1)), 2))" }

@@ -24,6 +24,8 @@ struct RunSettings {
     var seed: UInt64
     /// Walks per second of the raw chain of a sighting's hand-offs (the order's at `orderRate`); 0: no raw chains.
     var rawRate: Double
+    /// The nice value load-test's own threads ask for (0: as started).
+    var generatorNice: Int
 }
 
 extension RunSettings {
@@ -35,6 +37,6 @@ extension RunSettings {
             orders: config[EndpointOptions.orders], kitchen: config[EndpointOptions.kitchen], notify: config[EndpointOptions.notify],
             busSub: config[EndpointOptions.busSub], bus: config[RunOptions.bus], timeout: config[RunOptions.timeout], retrySeconds: config[RunOptions.retrySeconds],
             beaconExitSeconds: config[RunOptions.beaconExitSeconds], dwell: config[RunOptions.dwell], seed: UInt64(truncatingIfNeeded: config[RunOptions.seed]),
-            rawRate: config[RunOptions.rawRate])
+            rawRate: config[RunOptions.rawRate], generatorNice: config[RunOptions.generatorNice])
     }
 }

@@ -20,6 +20,8 @@ public enum AbuseCommand {
         for name in settings.attacks where AbuseAttacks.make(name, settings: settings) == nil {
             usageFailure("load-test abuse: unknown attack \"\(name)\" (attacks: \(AbuseAttacks.names.joined(separator: ", ")))")
         }
+        // The steady load's generator, as `run`'s (the attackers lower their own threads).
+        let priority = GeneratorPriority.raise(to: settings.load.generatorNice)
         let security = LoadSecurity.from(config)
         // The attacks' keys are minted and revoked apart from the steady load's.
         let attackSecurity = LoadSecurity.from(config)
@@ -36,7 +38,7 @@ public enum AbuseCommand {
             // The steady load alone first: what it grows by itself (beacon-ingest keeps smoothing
             // state per phone, and every run brings new phones) is allowed to each attack's run.
             let baseline = try measure(nil, runID: "ab" + String(format: "%06x", UInt32.random(in: 0...0xFF_FFFF)), before: before, allowance: [:],
-                                       settings: settings, catalog: catalog, context: context, attackContext: attackContext, watch: watch, security: security, attackSecurity: attackSecurity)
+                                       settings: settings, catalog: catalog, context: context, attackContext: attackContext, watch: watch, security: security, attackSecurity: attackSecurity, priority: priority)
             print(baseline.table)
             print("")
             before = baseline.after
@@ -46,7 +48,7 @@ public enum AbuseCommand {
                 guard let attack = AbuseAttacks.make(name, settings: settings) else { continue }
                 let runID = "ab" + String(format: "%06x", UInt32.random(in: 0...0xFF_FFFF))
                 let report = try measure(attack, runID: runID, before: before, allowance: allowance, settings: settings, catalog: catalog, context: context, attackContext: attackContext,
-                                         watch: watch, security: security, attackSecurity: attackSecurity)
+                                         watch: watch, security: security, attackSecurity: attackSecurity, priority: priority)
                 print(report.table)
                 print("")
                 reports.append(report)
@@ -63,7 +65,7 @@ public enum AbuseCommand {
     /// Runs the steady load beside `attack` (nil: alone, the baseline) and reads memory once it
     /// has settled after: what legitimate work saw.
     static func measure(_ attack: AbuseAttack?, runID: String, before: [String: Int], allowance: [String: Int], settings: AbuseSettings,
-                        catalog: CampusCatalog, context: Context, attackContext: Context, watch: AbuseWatch, security: LoadSecurity, attackSecurity: LoadSecurity) throws -> AbuseReport {
+                        catalog: CampusCatalog, context: Context, attackContext: Context, watch: AbuseWatch, security: LoadSecurity, attackSecurity: LoadSecurity, priority: GeneratorPriority) throws -> AbuseReport {
         let name = attack?.name ?? "none"
         logLine("load-test abuse: attack \(name) (run \(runID)): \(attack?.summary ?? "the steady load alone, the baseline")")
         var keys = AttackKeys(byName: [:])
@@ -79,6 +81,7 @@ public enum AbuseCommand {
         try attack?.start(context: attackContext, keys: keys)
         Thread.sleep(forTimeInterval: settings.rampSeconds)
         let runner = LoadRunner(settings: settings.load, catalog: catalog, context: context, runID: runID, security: security, log: logLine)
+        runner.priority = priority
         // A steady load that cannot even start (no heartbeat on the bus, a service not answering)
         // is what the attack did to legitimate work: reported, not fatal.
         let load: RunReport?
