@@ -32,6 +32,8 @@ struct BenchmarkCommandTests {
                        "sighting → region event at steady state, plain", "sighting → region event at steady state, deployed", "platform CPU",
                        // Issue 31: the steady-state latency apart from the wave of devices going stale, and the wave on its own.
                        "stale wave, plain", "stale wave, deployed", "seen cleared", "clearing seen against its due time", "at steady state p99",
+                       // ...and beside the steady state, the raw chain of a sighting's hand-offs over the same seconds.
+                       "beside it, libzmq alone through the same hand-offs",
                        // Issue 15's figures: the margin, a first-seen device, a restart, memory per tracked device.
                        "at the margin, plain", "× raw two-hop", "CPU per first-seen device", "region-monitor restarted with", "devices tracked"] {
             #expect(text.contains(needle), "missing \"\(needle)\" in:\n\(text)")
@@ -48,6 +50,9 @@ struct BenchmarkCommandTests {
         // (b): the step table once per mode, each step with its platform CPU per sighting.
         #expect(lines.filter { $0.contains("CPU µs/sighting") }.count == 2)
         #expect(lines.contains { $0.contains("deployed / plain zero-loss rate") && ($0.contains(" met") || $0.contains("MISSED by")) })
+        // The raw chain beside each mode's steady state: walks counted and a ratio given.
+        let beside = lines.filter { $0.contains("beside it, libzmq alone") }
+        #expect(beside.count == 2 && beside.allSatisfy { $0.contains(" walks)") && $0.contains("× it") }, "\(beside)")
         // Every target line says met or by how much it was missed.
         let verdicts = text.split(separator: "\n").filter { $0.contains("target ≥") || $0.contains("target ≤") }
         #expect(verdicts.count >= 8)

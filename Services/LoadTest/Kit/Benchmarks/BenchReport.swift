@@ -59,6 +59,11 @@ enum BenchReport {
             let l = result.latencies
             print("    sighting → region event at steady state, \(result.mode.rawValue), at \(Bench.grouped(result.latencyRate))/s after \(Bench.format(result.warmSeconds, 0)) s at that rate "
                   + "(\(l.count) first-seen devices): \(summary(l)); " + Benchmarks.verdict(Bench.percentile(l, 99), atMost: 5, unit: "ms p99"))
+            if let raw = result.rawChain {
+                // The hops alone, at the same seconds (load-test run's raw chain of a sighting).
+                print("      beside it, libzmq alone through the same hand-offs (1 direct hop + 2 via a proxy, \(raw.count) walks): p50 \(Bench.format(raw.p50, 2)), "
+                      + "p99 \(Bench.format(raw.p99, 2)) ms; the platform's p99 is \(raw.p99 > 0 ? Bench.format(Bench.percentile(l, 99) / raw.p99, 1) + "×" : "—") it")
+            }
         }
         for result in results { staleWaveLines(result).forEach { print($0) } }
         let cpu = results.map { "\($0.mode.rawValue) \($0.cpuMicrosPerSighting.map { Bench.format($0, 2) } ?? "?") µs" }

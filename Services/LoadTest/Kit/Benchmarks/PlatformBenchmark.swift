@@ -35,6 +35,10 @@ final class PlatformBenchmark {
         /// `warmSeconds` at the latency rate, when every stale deadline of the steps before has passed.
         var latencies: [Double]
         var warmSeconds: Double
+        /// The raw chain of a sighting's hand-offs (one direct hop, two via a proxy: libzmq alone,
+        /// `RawChainProbe`), walked 100 times a second over the same measured seconds, in ms; nil
+        /// when its peers did not start.
+        var rawChain: LatencySummary?
         /// The latency rate again with half the devices gone quiet: their answers going stale.
         var wave: StaleWave
         var devices: Int
@@ -185,7 +189,7 @@ final class PlatformBenchmark {
         }
         let sustained = steps.filter(\.holds).map(\.target).max() ?? 0
         driver.reportsPerBatch = 25
-        let (warm, latencies) = try steadyLatencies(driver, rate: latencyRate)
+        let (warm, latencies, rawChain) = try steadyLatencies(driver, rate: latencyRate)
         let wave = try staleWave(driver, rate: latencyRate, region: region)
         let restart = try restartRegion(bin: bin, arguments: regionArguments, client: region)
         let held = steps.filter(\.holds)
@@ -194,7 +198,7 @@ final class PlatformBenchmark {
         if let low = held.first, let high = held.last, high.consumed > low.consumed, let lowCPU = low.cpuMicrosPerSighting, let highCPU = high.cpuMicrosPerSighting {
             marginal = (highCPU * Double(high.consumed) - lowCPU * Double(low.consumed)) / Double(high.consumed - low.consumed)
         }
-        return Result(mode: mode, steps: steps, sustained: sustained, latencyRate: latencyRate, latencies: latencies, warmSeconds: warm, wave: wave, devices: devices,
+        return Result(mode: mode, steps: steps, sustained: sustained, latencyRate: latencyRate, latencies: latencies, warmSeconds: warm, rawChain: rawChain, wave: wave, devices: devices,
                       regionBytesPerDevice: populated.map { Double($0 - baseline) / Double(max(tracked, 1)) }, trackedDevices: tracked,
                       firstSeenMicrosPerDevice: populateCPU.map { $0 / Double(max(tracked, 1)) * 1e6 },
                       cpuMicrosPerSighting: heldCPU.count == held.count && !held.isEmpty ? heldCPU.reduce(0, +) / Double(held.map(\.consumed).reduce(0, +)) : nil,
@@ -211,10 +215,15 @@ final class PlatformBenchmark {
     /// other rates, so some deadlines fall later, and their answers go stale (or are named again)
     /// in a wave that has nothing to do with the rate measured. After `staleSeconds` at this rate,
     /// and one round of every device, all of that is over: only then are latencies timed.
-    private func steadyLatencies(_ driver: Driver, rate: Double) throws -> (warm: Double, latencies: [Double]) {
+    /// The raw chain of a sighting's hand-offs walks beside it over the same seconds (its raw figure).
+    private func steadyLatencies(_ driver: Driver, rate: Double) throws -> (warm: Double, latencies: [Double], rawChain: LatencySummary?) {
         let round = Double(devices * Driver.sightingsPerReport) / rate
         let warm = max(Self.staleSeconds, round) + 2
-        return (warm, try driver.drive(rate: rate, seconds: warm + stepSeconds, freshPerSecond: 200, measureFrom: warm).latencies)
+        let raw = try? RawChainProbe(orderRate: 0, sightingRate: 100, measureFrom: warm, end: warm + stepSeconds)
+        raw?.begin(at: Reactor.monotonic())
+        let latencies = try driver.drive(rate: rate, seconds: warm + stepSeconds, freshPerSecond: 200, measureFrom: warm).latencies
+        let chain = raw.map { LatencySummary($0.finish().sighting.total) }
+        return (warm, latencies, chain.flatMap { $0.count > 0 ? $0 : nil })
     }
 
     /// The wave on its own: at `rate`, the half of the devices sighted longest ago keeps being
