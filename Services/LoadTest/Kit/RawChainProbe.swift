@@ -159,6 +159,13 @@ final class RawChainProbe: @unchecked Sendable {
                     if frames.count == 2, frames[1].count >= 8, frames[1].prefix(8).elementsEqual(payload.prefix(8)) { return true }
                 }
             }
+            /// One request answered within the walk's timeout. A REQ socket cannot send again
+            /// before its answer, so a walker whose echo stopped answering ends (and says so)
+            /// rather than hold the run's end.
+            func roundTrip() throws -> Bool {
+                try req.send(request)
+                return try req.receiveMultipart(timeoutMilliseconds: Self.walkTimeout) != nil
+            }
             let body = Data(repeating: UInt8(ascii: "x"), count: isOrder ? Self.eventBytes : Self.sightingBytes)
             // Warm up: until a walk passes (the subscriptions have reached the proxy and the relays).
             let warmDeadline = Reactor.monotonic() + 5
@@ -166,8 +173,7 @@ final class RawChainProbe: @unchecked Sendable {
                 if Reactor.monotonic() > warmDeadline { throw ServiceError(.internalError, "the raw \(isOrder ? "order" : "sighting") chain did not pass within 5 s") }
             }
             for _ in 0..<3 where isOrder {
-                try req.send(request)
-                _ = try req.receiveMultipart()
+                guard try roundTrip() else { throw ServiceError(.internalError, "the raw chain's REP peer did not answer within 1 s") }
             }
             signalled = true
             ready.signal()
@@ -186,11 +192,14 @@ final class RawChainProbe: @unchecked Sendable {
                 let wait = due - Reactor.monotonic()
                 if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                 let began = Reactor.monotonic()
-                if isOrder {
-                    for _ in 0..<3 {
-                        try req.send(request)
-                        _ = try req.receiveMultipart()
+                var answered = true
+                for _ in 0..<3 where isOrder && answered { answered = try roundTrip() }
+                guard answered else {
+                    lock.withLock {
+                        order.timeouts += 1
+                        failures.append("raw chain: the REP peer stopped answering; the order chain ended early")
                     }
+                    return
                 }
                 let published = Reactor.monotonic()
                 let passed = try pass(body)
