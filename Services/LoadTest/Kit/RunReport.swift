@@ -252,7 +252,8 @@ public struct RunReport: Codable, Sendable {
         lines.append("  total lost: \(lost)")
         lines.append("  sender: worst lag behind schedule \(n(sightings.maxSendLagMs, 1)) ms, \(sightings.sendStalls) stalls")
         if let priority = generatorPriority {
-            lines.append("  generator priority: " + (priority.applied.map { "nice \($0) (the raw chains at \(priority.started), as started)" }
+            let chains = rawChains == nil ? "" : " (the raw chains at \(priority.started), as started)"
+            lines.append("  generator priority: " + (priority.applied.map { "nice \($0)" + chains }
                                                      ?? "nice \(priority.asked) not permitted (root or CAP_SYS_NICE); ran at \(priority.started)"))
         }
         lines.append("")
