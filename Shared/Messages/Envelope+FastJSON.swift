@@ -76,7 +76,11 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
     /// A sighting, sighting batch, region event or nearest beacon envelope's JSON (what flows per
     /// sighting, and what region-monitor writes per change), or an order-flow event's, byte for
     /// byte what JSONEncoder writes with sorted keys.
-    func fastEncoded() -> Data? {
+    func fastEncoded() -> Data? { fastEncodedMarkingBody()?.frame }
+
+    /// `fastEncoded`, also where the body's value ends: it starts after `{"body":`, so a store
+    /// keeping the body of the event it announced copies it out without scanning the frame.
+    func fastEncodedMarkingBody() -> (frame: Data, bodyEnd: Int)? {
         var out: [UInt8] = []
         func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
         switch body {
@@ -108,6 +112,7 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
             raw(#"{"body":"#)
             Self.appendOrderFlowBody(body, to: &out)
         }
+        let bodyEnd = out.count
         raw(#","id":"#)
         JSONText.appendQuoted(id, to: &out)
         raw(#","seq":"#)
@@ -123,7 +128,7 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
         raw(#"","v":"#)
         JSONText.appendInteger(Int64(v), to: &out)
         out.append(UInt8(ascii: "}"))
-        return Data(out)
+        return (Data(out), bodyEnd)
     }
 
     /// Appends the shortest round-trip text, as JSONEncoder writes it ("1.41", "-1", "0.5"): a

@@ -20,6 +20,16 @@ public enum Wire {
         envelope.fastEncoded() ?? encodeGeneric(envelope)
     }
 
+    /// `encode`, also the range of the frame that is the body's value (the frame starts with it,
+    /// keys sorted) when the envelope took the hand-written route; nil when JSONEncoder wrote it.
+    public static func encodeMarkingBody(_ envelope: Envelope) -> (frame: Data, body: Range<Int>?) {
+        if let (frame, end) = envelope.fastEncodedMarkingBody() { return (frame, bodyKeyBytes..<end) }
+        return (encodeGeneric(envelope), nil)
+    }
+
+    /// The length of `{"body":`, where an encoded envelope's body begins.
+    static let bodyKeyBytes = 8
+
     static func encodeGeneric(_ value: any Encodable) -> Data {
         do {
             let encoder = JSONEncoder()

@@ -162,6 +162,18 @@ struct EnvelopeFrameTests {
         #expect(slice == alone)
     }
 
+    @Test("the body range the encoder marks is the body the frame is scanned for", arguments: EventType.allCases.filter { $0 != .heartbeat })
+    func markedBody(_ type: EventType) throws {
+        let envelope = Envelope(type: type, source: "x", stream: "s", seq: 1, time: Samples.time, body: Samples.body(for: type))
+        let (frame, range) = Wire.encodeMarkingBody(envelope)
+        #expect(frame == Wire.encode(envelope))
+        let scanned = try #require(EnvelopeFrame.body(of: frame))
+        // The hand-written route marks it; only a frame JSONEncoder wrote leaves it to the scan.
+        if let range { #expect(frame.subdata(in: range) == scanned) }
+        let fastRoute: Set<EventType> = [.sightingReported, .sightingBatch, .regionEvent, .regionNearest]
+        if fastRoute.contains(type) { #expect(range != nil) }
+    }
+
     @Test("a frame that does not start with the body is refused", arguments: ["", "{}", "{\"id\":1}", "{\"body\":{\"a\":\"}\"", "{\"body\":"])
     func refused(_ text: String) {
         #expect(EnvelopeFrame.body(of: Data(text.utf8)) == nil)

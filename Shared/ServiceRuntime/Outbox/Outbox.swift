@@ -86,18 +86,19 @@ public final class Outbox {
         try appendEvent(type, topic: topic, stream: stream, body: body).envelope
     }
 
-    /// `append`, also returning the encoded frame (whose `body` a store may keep instead of encoding it again).
-    public func appendEvent(_ type: EventType, topic: String, stream: String, body: EventBody) throws -> (envelope: Envelope, frame: Data) {
+    /// `append`, also returning the encoded frame (whose `body` a store may keep instead of
+    /// encoding it again) and, when the encoder marked it, the range of the frame that is the body.
+    public func appendEvent(_ type: EventType, topic: String, stream: String, body: EventBody) throws -> (envelope: Envelope, frame: Data, body: Range<Int>?) {
         precondition(db.inTransaction, "outbox events are written in the transaction of the change they announce")
         let seq = try lastSeq(stream) + 1
         idCounter += 1
         let envelope = Envelope(type: type, id: idPrefix + String(idCounter, radix: 36), source: source, stream: stream, seq: seq, time: clock.now(), body: body)
-        let frame = Wire.encode(envelope)
+        let (frame, bodyRange) = Wire.encodeMarkingBody(envelope)
         let event = Event(stream: stream, seq: seq, topic: topic, frame: frame)
         try store.insert(event, number: try number(of: stream), createdAt: envelope.time)
         uncommitted.append(event)
         uncommittedLast[stream] = seq
-        return (envelope, frame)
+        return (envelope, frame, bodyRange)
     }
 
     /// `stream`'s number in the event keys, numbering it in the open transaction the first time.
