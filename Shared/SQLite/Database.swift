@@ -164,6 +164,17 @@ public final class Database {
         }
     }
 
+    /// `run` with its parameters in an array (a statement whose count of them is built).
+    public func run(_ sql: String, values: [any SQLiteBindable]) throws(SQLiteError) {
+        do {
+            let statement = try prepare(sql)
+            try statement.bind(values)
+            try statement.run()
+        } catch {
+            throw noted(error)
+        }
+    }
+
     /// Runs a query with positional parameters and returns its rows.
     public func query(_ sql: String, _ values: SQLiteBindable...) throws(SQLiteError) -> [Row] {
         do {
@@ -219,6 +230,9 @@ public final class Database {
         for entry in observers { entry.observer?.transactionBegan(depth: depth + 1) }
         do {
             let result = try body()
+            if depth == 0 {
+                for entry in observers { try entry.observer?.transactionWillCommit() }
+            }
             try run(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
             transactionDepth -= 1
             if depth == 0, totalChanges > changesAtBegin { storageFailure = nil }

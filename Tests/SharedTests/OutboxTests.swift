@@ -101,6 +101,62 @@ struct OutboxTests {
         #expect(try flushAll(outbox).map(\.seq) == [1, 2])
     }
 
+    @Test("a transaction's events reach the table at its commit, several rows a statement, without those of a savepoint that rolled back", arguments: [1, 7, 8, 9, 19, 40])
+    func rowsWrittenAtCommit(_ count: Int) throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "order-service", clock: ManualClock())
+        var kept: [Envelope] = []
+        try temp.db.transaction {
+            for n in 0..<count {
+                let stream = n % 3 == 0 ? "order" : "kitchen"
+                kept.append(try outbox.append(.kitchenReady, topic: "\(stream).ready.macs.", stream: stream, body: Self.body(n)))
+                // Nothing is in the table until the transaction commits.
+                #expect(try temp.db.query("SELECT COUNT(*) AS n FROM outbox").first?.int("n") == 0)
+            }
+            // A savepoint between them that rolls back: its events never reach the table.
+            #expect(throws: Boom.self) {
+                try temp.db.transaction {
+                    _ = try outbox.append(.kitchenReady, topic: "kitchen.ready.macs.", stream: "kitchen", body: Self.body(999))
+                    throw Boom()
+                }
+            }
+            kept.append(try outbox.append(.kitchenReady, topic: "kitchen.ready.macs.", stream: "kitchen", body: Self.body(count)))
+        }
+        let rows = try temp.db.query("SELECT stream, seq, topic, envelope FROM outbox ORDER BY stream, seq")
+        let stored = try rows.map { try Wire.decodeEnvelope($0.data("envelope")) }
+        #expect(stored == kept.sorted { ($0.stream, $0.seq) < ($1.stream, $1.seq) })
+        #expect(rows.map { $0.string("topic") } == stored.map { "\($0.stream).ready.macs." })
+        // Each stream numbered 1… without a gap: the rolled-back event's seq went to the next one.
+        for stream in ["order", "kitchen"] {
+            let seqs = stored.filter { $0.stream == stream }.map(\.seq)
+            #expect(seqs == (0..<seqs.count).map { UInt64($0 + 1) })
+        }
+        #expect(try outbox.replay(stream: "kitchen", fromSeq: 1, limit: 100).map(\.seq) == stored.filter { $0.stream == "kitchen" }.map(\.seq))
+    }
+
+    @Test("when the rows cannot be written at commit, the whole transaction rolls back and nothing is announced")
+    func rowsFailAtCommit() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "kitchen-display", clock: ManualClock())
+        _ = try appendOrder(outbox, temp.db, 1)
+        _ = try flushAll(outbox)
+        try temp.db.execute("CREATE TABLE state (n INTEGER)")
+        // A row already holding the next event's key (as no outbox writes it): its insert fails.
+        try temp.db.run("INSERT INTO outbox (id, stream, seq, topic, envelope, created_ms) SELECT id + 1, stream, seq + 1, topic, envelope, created_ms FROM outbox")
+        #expect(throws: SQLiteError.self) {
+            try temp.db.transaction {
+                try temp.db.run("INSERT INTO state (n) VALUES (1)")
+                _ = try outbox.append(.kitchenReady, topic: "kitchen.ready.macs.", stream: "kitchen", body: Self.body(2))
+            }
+        }
+        #expect(try temp.db.query("SELECT COUNT(*) AS n FROM state").first?.int("n") == 0, "the change rolled back with its event")
+        #expect(try outbox.lastSeq("kitchen") == 1)
+        #expect(try flushAll(outbox).isEmpty)
+        #expect(!temp.db.inTransaction)
+    }
+
     @Test("flush sends every event in sequence order, exactly once")
     func flushOnce() throws {
         let temp = try TemporaryDatabase()

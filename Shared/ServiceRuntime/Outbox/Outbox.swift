@@ -19,6 +19,9 @@ public final class Outbox {
         public let seq: UInt64
         public let topic: String
         public let frame: Data
+        /// Its row's key (`OutboxStore.key`) and creation time, for the insert at commit.
+        let key: Int64
+        let createdMs: Int64
     }
 
     /// Committed events not yet handed to the socket beyond this many are left to the table
@@ -91,12 +94,13 @@ public final class Outbox {
     public func appendEvent(_ type: EventType, topic: String, stream: String, body: EventBody) throws -> (envelope: Envelope, frame: Data, body: Range<Int>?) {
         precondition(db.inTransaction, "outbox events are written in the transaction of the change they announce")
         let seq = try lastSeq(stream) + 1
+        guard seq <= OutboxStore.maxSeq else { throw OutboxStore.KeysExhausted.seqs(stream) }
+        let key = OutboxStore.key(number: try number(of: stream), seq: seq)
         idCounter += 1
         let envelope = Envelope(type: type, id: idPrefix + String(idCounter, radix: 36), source: source, stream: stream, seq: seq, time: clock.now(), body: body)
         let (frame, bodyRange) = Wire.encodeMarkingBody(envelope)
-        let event = Event(stream: stream, seq: seq, topic: topic, frame: frame)
-        try store.insert(event, number: try number(of: stream), createdAt: envelope.time)
-        uncommitted.append(event)
+        // Its row is written with the transaction's others just before it commits (`transactionWillCommit`).
+        uncommitted.append(Event(stream: stream, seq: seq, topic: topic, frame: frame, key: key, createdMs: envelope.time.milliseconds))
         uncommittedLast[stream] = seq
         return (envelope, frame, bodyRange)
     }
@@ -224,6 +228,15 @@ public final class Outbox {
 extension Outbox: TransactionObserver {
     public func transactionBegan(depth: Int) {
         marks.append(uncommitted.count)
+    }
+
+    /// The rows of the events the transaction kept, several to a statement: one INSERT per event
+    /// cost region-monitor's first-seen device two statements' overhead (step, cursor, halt,
+    /// reset, binding) besides the rows themselves. Events in a savepoint that rolled back are
+    /// gone from `uncommitted` already and never reach the table.
+    public func transactionWillCommit() throws {
+        guard !uncommitted.isEmpty else { return }
+        try store.insert(uncommitted)
     }
 
     public func transactionCommitted(depth: Int) {
