@@ -12,10 +12,25 @@ public enum SQLiteValue: Sendable, Equatable {
 /// A Swift type that binds to a statement parameter.
 public protocol SQLiteBindable {
     var sqliteValue: SQLiteValue { get }
+    /// Binds this value as parameter `index` of `statement`: what `sqliteValue` says, without
+    /// making it (the types bound per row do it directly; any other by its `sqliteValue`).
+    func bind(to statement: Statement, at index: Int32) throws(SQLiteError)
 }
 
-extension Int: SQLiteBindable { public var sqliteValue: SQLiteValue { .integer(Int64(self)) } }
-extension Int64: SQLiteBindable { public var sqliteValue: SQLiteValue { .integer(self) } }
+extension SQLiteBindable {
+    public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
+        try statement.bind(sqliteValue, at: index)
+    }
+}
+
+extension Int: SQLiteBindable {
+    public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) { try statement.bindInteger(Int64(self), at: index) }
+}
+extension Int64: SQLiteBindable {
+    public var sqliteValue: SQLiteValue { .integer(self) }
+    public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) { try statement.bindInteger(self, at: index) }
+}
 extension Int32: SQLiteBindable { public var sqliteValue: SQLiteValue { .integer(Int64(self)) } }
 extension UInt64: SQLiteBindable {
     /// Sequence numbers are refused beyond Int64.max where they are decoded. Should a larger one
@@ -25,9 +40,18 @@ extension UInt64: SQLiteBindable {
 }
 extension Bool: SQLiteBindable { public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) } }
 extension Double: SQLiteBindable { public var sqliteValue: SQLiteValue { .real(self) } }
-extension String: SQLiteBindable { public var sqliteValue: SQLiteValue { .text(self) } }
-extension Data: SQLiteBindable { public var sqliteValue: SQLiteValue { .blob(self) } }
+extension String: SQLiteBindable {
+    public var sqliteValue: SQLiteValue { .text(self) }
+    public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) { try statement.bindText(self, at: index) }
+}
+extension Data: SQLiteBindable {
+    public var sqliteValue: SQLiteValue { .blob(self) }
+    public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) { try statement.bindBlob(self, at: index) }
+}
 extension SQLiteValue: SQLiteBindable { public var sqliteValue: SQLiteValue { self } }
 extension Optional: SQLiteBindable where Wrapped: SQLiteBindable {
     public var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
+    public func bind(to statement: Statement, at index: Int32) throws(SQLiteError) {
+        if let value = self { try value.bind(to: statement, at: index) } else { try statement.bindNull(at: index) }
+    }
 }

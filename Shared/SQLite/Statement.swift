@@ -37,12 +37,12 @@ public final class Statement {
         self.sql = sql
     }
 
-    /// Binds positional parameters (`?`) in order, replacing earlier bindings. Each value becomes
-    /// its `SQLiteValue` as it is bound: an array of them made first (with the existentials'
-    /// copies) was about 4,000 instructions of each of region-monitor's statements.
+    /// Binds positional parameters (`?`) in order, replacing earlier bindings. Each value binds
+    /// itself: an array of `SQLiteValue`s made first (with the existentials' copies) was about
+    /// 4,000 instructions of each of region-monitor's statements.
     public func bind(_ values: [any SQLiteBindable]) throws(SQLiteError) {
         try prepareBinding(count: values.count)
-        for offset in values.indices { try bind(values[offset].sqliteValue, at: Int32(offset + 1)) }
+        for offset in values.indices { try values[offset].bind(to: self, at: Int32(offset + 1)) }
     }
 
     /// Resets the statement for new values: every parameter is bound again (the count is checked),
@@ -65,35 +65,59 @@ public final class Statement {
     /// Text or a blob longer than this is let go once the statement is bound again.
     static let largeBinding = 4_096
 
-    private func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
-        let rc: Int32
+    /// Binds `value` as parameter `index`.
+    func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
         switch value {
-        case .null: rc = sqlite3_bind_null(handle, index)
-        case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
-        case .real(let v): rc = sqlite3_bind_double(handle, index, v)
-        case .text(let s):
-            // Bound with its UTF-8 byte count, not -1 (NUL-terminated): a string holding U+0000
-            // (valid in JSON as "\u0000") must not be cut short at it.
-            var text = s
-            rc = text.withUTF8 { utf8 in
-                if utf8.count > Self.largeBinding { holdsLargeBinding = true }
-                // A nil pointer would bind NULL, so an empty string is bound from a literal.
-                guard let base = utf8.baseAddress, !utf8.isEmpty else {
-                    return sqlite3_bind_text(handle, index, "", 0, cafe_sqlite_transient())
-                }
-                if let kept = keep(UnsafeRawBufferPointer(utf8)) {
-                    return sqlite3_bind_text(handle, index, kept.assumingMemoryBound(to: CChar.self), Int32(utf8.count), nil)
-                }
-                return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                         Int32(utf8.count), cafe_sqlite_transient())
-            }
-        case .blob(let d):
-            if d.count > Self.largeBinding { holdsLargeBinding = true }
-            rc = d.withUnsafeBytes { bytes in
-                if !bytes.isEmpty, let kept = keep(bytes) { return sqlite3_bind_blob(handle, index, kept, Int32(bytes.count), nil) }
-                return sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), cafe_sqlite_transient())
-            }
+        case .null: try bindNull(at: index)
+        case .integer(let v): try bindInteger(v, at: index)
+        case .real(let v): try checked(sqlite3_bind_double(handle, index, v), index)
+        case .text(let s): try bindText(s, at: index)
+        case .blob(let d): try bindBlob(d, at: index)
         }
+    }
+
+    // Each value type binds itself through these (`SQLiteBindable.bind(to:at:)`), not by making
+    // its `SQLiteValue` first: the enum's copies, retains and Optional's generic witness were about
+    // 2,500 instructions of a region-monitor first-seen device's binding.
+
+    func bindNull(at index: Int32) throws(SQLiteError) {
+        try checked(sqlite3_bind_null(handle, index), index)
+    }
+
+    func bindInteger(_ value: Int64, at index: Int32) throws(SQLiteError) {
+        try checked(sqlite3_bind_int64(handle, index, value), index)
+    }
+
+    func bindText(_ value: String, at index: Int32) throws(SQLiteError) {
+        // Bound with its UTF-8 byte count, not -1 (NUL-terminated): a string holding U+0000
+        // (valid in JSON as "\u0000") must not be cut short at it.
+        var text = value
+        let rc = text.withUTF8 { utf8 in
+            if utf8.count > Self.largeBinding { holdsLargeBinding = true }
+            // A nil pointer would bind NULL, so an empty string is bound from a literal.
+            guard let base = utf8.baseAddress, !utf8.isEmpty else {
+                return sqlite3_bind_text(handle, index, "", 0, cafe_sqlite_transient())
+            }
+            if let kept = keep(UnsafeRawBufferPointer(utf8)) {
+                return sqlite3_bind_text(handle, index, kept.assumingMemoryBound(to: CChar.self), Int32(utf8.count), nil)
+            }
+            return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                     Int32(utf8.count), cafe_sqlite_transient())
+        }
+        try checked(rc, index)
+    }
+
+    func bindBlob(_ value: Data, at index: Int32) throws(SQLiteError) {
+        if value.count > Self.largeBinding { holdsLargeBinding = true }
+        let rc = value.withUnsafeBytes { bytes in
+            if !bytes.isEmpty, let kept = keep(bytes) { return sqlite3_bind_blob(handle, index, kept, Int32(bytes.count), nil) }
+            return sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), cafe_sqlite_transient())
+        }
+        try checked(rc, index)
+    }
+
+    @inline(__always)
+    private func checked(_ rc: Int32, _ index: Int32) throws(SQLiteError) {
         if rc != SQLITE_OK { throw SQLiteError(code: rc, connection: database.handle, context: "bind \(index): \(sql)") }
     }
 

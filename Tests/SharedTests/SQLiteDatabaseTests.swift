@@ -129,6 +129,24 @@ struct SQLiteDatabaseTests {
                                .real(2.5), .text("Zürich"), .blob(blob), .null, .text("here")])
     }
 
+    @Test("each Swift type binds itself exactly as its SQLiteValue would bind")
+    func selfBindingMatchesValue() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let none: String? = nil, someData: Data? = Data([1, 2]), noneInt: Int64? = nil, someInt: Int? = 3
+        let values: [any SQLiteBindable] = [
+            0, -7, Int.max, Int64.min, Int64(9), Int32(-5), UInt64(12), UInt64.max, true, false, 2.5, -0.0,
+            "", "Caffè Macs ☕️", "nul\u{0}inside", String(repeating: "x", count: 5_000), Data(), Data([0, 1, 255]),
+            Data(repeating: 0xAB, count: 5_000), none, someData, noneInt, someInt, SQLiteValue.null, SQLiteValue.text("t"),
+        ]
+        for value in values {
+            // Bound by the type itself (`bind(to:at:)`) and by its value, read back as SQLite has them.
+            let direct = try temp.db.query("SELECT typeof(?1) AS kind, quote(?1) AS text", value).first
+            let viaValue = try temp.db.query("SELECT typeof(?1) AS kind, quote(?1) AS text", value.sqliteValue).first
+            #expect(direct?.values == viaValue?.values, "\(type(of: value)) \(value)")
+        }
+    }
+
     @Test("a transaction commits when its body returns")
     func transactionCommits() throws {
         let temp = try TemporaryDatabase()
