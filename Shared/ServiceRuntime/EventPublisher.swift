@@ -49,7 +49,7 @@ public final class EventPublisher {
     public func flush() {
         do {
             try outbox.flush { topic, envelope in
-                try socket.send(Array(topic.utf8), more: true, dontWait: true)
+                try socket.send(topic, more: true, dontWait: true)
                 try socket.send(envelope, dontWait: true)
             }
         } catch {
@@ -60,7 +60,7 @@ public final class EventPublisher {
     /// Publishes a best-effort event straight to the bus: counted per stream, not stored, not replayable.
     public func publishBestEffort(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws {
         let envelope = numbering.next(type, stream: stream, body)
-        try socket.send(Array(topic.utf8), more: true, dontWait: true)
+        try socket.send(topic, more: true, dontWait: true)
         try socket.send(Wire.encode(envelope), dontWait: true)
         numbering.commit(stream: stream, seq: envelope.seq)
     }

@@ -63,6 +63,25 @@ struct ZeroMQSocketTests {
         #expect(try pull.receiveMultipart(timeoutMilliseconds: 2_000) == [Data(), Data()])
     }
 
+    @Test("a string frame goes out as its UTF-8, whatever holds it: small, long, non-ASCII, a substring's copy, Foundation's")
+    func stringFrames() throws {
+        let context = try Context()
+        let pull = try Socket(context, .pull)
+        defer { pull.close() }
+        let push = try Socket(context, .push)
+        defer { push.close() }
+        try push.connect(try bindFresh(pull, .inproc))
+
+        let long = String(repeating: "region.event.caffe-macs.", count: 40)
+        let texts = ["a", "order.placed.macs.", long, "Caffè Macs ☕️ 渋谷", String(long.dropFirst(7)),
+                     NSString(string: "kitchen.ready.macs.").appending("x"), "nul\u{0}inside"]
+        for text in texts {
+            try push.send(text, more: true)
+            try push.send(Data("end".utf8))
+            #expect(try pull.receiveMultipart(timeoutMilliseconds: 2_000) == [Data(text.utf8), Data("end".utf8)])
+        }
+    }
+
     @Test("a receive that times out gives nil or isAgain, promptly")
     func receiveTimeout() throws {
         let context = try Context()

@@ -152,11 +152,20 @@ public final class Outbox {
             return
         }
         var sent = 0
+        // The stream being sent and how far it went, kept out of the dictionary while the stream
+        // does not change (a run of one stream's events looked its name up twice an event); put
+        // back when it changes and on leaving, a failed send included.
+        var current: (stream: String, seq: UInt64)?
+        defer { if let current { published[current.stream] = current.seq } }
         while unsentStart < unsent.count, sent < batch {
             let event = unsent[unsentStart]
-            if event.seq > (published[event.stream] ?? 0) {
+            if current?.stream != event.stream {
+                if let current { published[current.stream] = current.seq }
+                current = (event.stream, published[event.stream] ?? 0)
+            }
+            if let last = current?.seq, event.seq > last {
                 try send(event.topic, event.frame)
-                published[event.stream] = event.seq
+                current?.seq = event.seq
                 sent += 1
             }
             unsentStart += 1
