@@ -135,6 +135,44 @@ struct OutboxTests {
         #expect(try outbox.replay(stream: "kitchen", fromSeq: 1, limit: 100).map(\.seq) == stored.filter { $0.stream == "kitchen" }.map(\.seq))
     }
 
+    @Test("seqs stay contiguous and lastSeq exact through runs of one stream, savepoints kept and rolled back, and the commit")
+    func seqsThroughSavepoints() throws {
+        let temp = try TemporaryDatabase()
+        defer { temp.finish() }
+        let outbox = try Outbox(db: temp.db, source: "order-service", clock: ManualClock())
+        func add(_ stream: String) throws -> UInt64 {
+            try outbox.append(.kitchenReady, topic: "\(stream).x.", stream: stream, body: Self.body(0)).seq
+        }
+        try temp.db.transaction {
+            #expect(try [add("a"), add("a"), add("a")] == [1, 2, 3])
+            #expect(try outbox.lastSeq("a") == 3 && outbox.lastSeq("b") == 0)
+            #expect(throws: Boom.self) {
+                try temp.db.transaction {
+                    #expect(try [add("a"), add("b"), add("b"), add("a")] == [4, 1, 2, 5])
+                    throw Boom()
+                }
+            }
+            #expect(try outbox.lastSeq("a") == 3 && outbox.lastSeq("b") == 0, "the savepoint's seqs are free again")
+            #expect(throws: Boom.self) {
+                try temp.db.transaction {
+                    #expect(try add("a") == 4)
+                    throw Boom()
+                }
+            }
+            #expect(try outbox.lastSeq("a") == 3)
+            let released = try temp.db.transaction { try [add("b"), add("a"), add("a")] }
+            #expect(released == [1, 4, 5])
+            #expect(try outbox.lastSeq("a") == 5 && outbox.lastSeq("b") == 1)
+            #expect(try add("b") == 2)
+        }
+        #expect(try outbox.lastSeqs() == ["a": 5, "b": 2])
+        let next = try temp.db.transaction { try [add("a"), add("b")] }
+        #expect(next == [6, 3])
+        #expect(try flushAll(outbox).map { "\($0.stream)\($0.seq)" } == ["a1", "a2", "a3", "b1", "a4", "a5", "b2", "a6", "b3"])
+        #expect(try temp.db.query("SELECT stream || seq AS s FROM outbox ORDER BY id").map { $0.string("s") }
+                == ["a1", "a2", "a3", "a4", "a5", "a6", "b1", "b2", "b3"])
+    }
+
     @Test("when the rows cannot be written at commit, the whole transaction rolls back and nothing is announced")
     func rowsFailAtCommit() throws {
         let temp = try TemporaryDatabase()

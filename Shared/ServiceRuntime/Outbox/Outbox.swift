@@ -53,6 +53,10 @@ public final class Outbox {
     /// Written in the open transaction; `marks` are where each open savepoint began.
     private var uncommitted: [Event] = []
     private var uncommittedLast: [String: UInt64] = [:]
+    /// The stream appended to last in the open transaction, its number and last seq, apart from
+    /// `uncommittedLast` and `numbers` until another stream is appended to or a level rolls back:
+    /// a run of one stream's events (a consumer's batch) hashed its name three times an event.
+    private var hot: (stream: String, number: Int64, seq: UInt64)?
     private var marks: [Int] = []
     /// Each stream's number in the event keys (`OutboxStore.key`), as stored; `numbered` are
     /// those numbered in the open transaction, forgotten if it rolls back.
@@ -93,16 +97,31 @@ public final class Outbox {
     /// encoding it again) and, when the encoder marked it, the range of the frame that is the body.
     public func appendEvent(_ type: EventType, topic: String, stream: String, body: EventBody) throws -> (envelope: Envelope, frame: Data, body: Range<Int>?) {
         precondition(db.inTransaction, "outbox events are written in the transaction of the change they announce")
-        let seq = try lastSeq(stream) + 1
+        let seq: UInt64, streamNumber: Int64
+        if let hot, hot.stream == stream {
+            seq = hot.seq + 1
+            streamNumber = hot.number
+        } else {
+            settleHot()
+            seq = try lastSeq(stream) + 1
+            streamNumber = try number(of: stream)
+        }
         guard seq <= OutboxStore.maxSeq else { throw OutboxStore.KeysExhausted.seqs(stream) }
-        let key = OutboxStore.key(number: try number(of: stream), seq: seq)
         idCounter += 1
         let envelope = Envelope(type: type, id: idPrefix + String(idCounter, radix: 36), source: source, stream: stream, seq: seq, time: clock.now(), body: body)
         let (frame, bodyRange) = Wire.encodeMarkingBody(envelope)
         // Its row is written with the transaction's others just before it commits (`transactionWillCommit`).
-        uncommitted.append(Event(stream: stream, seq: seq, topic: topic, frame: frame, key: key, createdMs: envelope.time.milliseconds))
-        uncommittedLast[stream] = seq
+        uncommitted.append(Event(stream: stream, seq: seq, topic: topic, frame: frame, key: OutboxStore.key(number: streamNumber, seq: seq),
+                                 createdMs: envelope.time.milliseconds))
+        hot = (stream, streamNumber, seq)
         return (envelope, frame, bodyRange)
+    }
+
+    /// Puts the stream appended to last back among the others (`uncommittedLast`).
+    private func settleHot() {
+        guard let hot else { return }
+        uncommittedLast[hot.stream] = hot.seq
+        self.hot = nil
     }
 
     /// `stream`'s number in the event keys, numbering it in the open transaction the first time.
@@ -121,7 +140,8 @@ public final class Outbox {
 
     /// The last sequence number written to `stream` (0 when none), the open transaction included.
     public func lastSeq(_ stream: String) throws -> UInt64 {
-        uncommittedLast[stream] ?? committed[stream] ?? 0
+        if let hot, hot.stream == stream { return hot.seq }
+        return uncommittedLast[stream] ?? committed[stream] ?? 0
     }
 
     /// The last committed sequence number of every stream this outbox has written.
@@ -250,10 +270,19 @@ extension Outbox: TransactionObserver {
 
     public func transactionCommitted(depth: Int) {
         marks.removeLast()
-        if depth == 1 { numbered.removeAll() }
+        if depth == 1 {
+            numbered.removeAll()
+            hot = nil
+        }
         guard depth == 1, !uncommitted.isEmpty else { return }
-        // The outermost commit: these events are durable and may be announced.
-        for event in uncommitted { committed[event.stream] = event.seq }
+        // The outermost commit: these events are durable and may be announced. Each run of one
+        // stream's events sets its last seq once.
+        var run: (stream: String, seq: UInt64)?
+        for event in uncommitted {
+            if let last = run, last.stream != event.stream { committed[last.stream] = last.seq }
+            run = (event.stream, event.seq)
+        }
+        if let run { committed[run.stream] = run.seq }
         if !backlog {
             unsent.append(contentsOf: uncommitted)
             if unsent.count - unsentStart > Self.memoryLimit {
@@ -267,6 +296,8 @@ extension Outbox: TransactionObserver {
     }
 
     public func transactionRolledBack(depth: Int) {
+        // The stream appended to last may have lost events, or its number, with this level.
+        settleHot()
         // A stream numbered in what rolled back may have lost its number (any savepoint of it):
         // looked up again at its next event.
         for stream in numbered { numbers[stream] = nil }
