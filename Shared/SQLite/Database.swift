@@ -155,13 +155,7 @@ public final class Database {
 
     /// Runs a statement with positional parameters; returns no rows.
     public func run(_ sql: String, _ values: SQLiteBindable...) throws(SQLiteError) {
-        do {
-            let statement = try prepare(sql)
-            try statement.bind(values)
-            try statement.run()
-        } catch {
-            throw noted(error)
-        }
+        try run(sql, values: values)
     }
 
     /// `run` with its parameters in an array (a statement whose count of them is built).
