@@ -125,15 +125,12 @@ extension Socket {
     /// Sends a string frame as UTF-8, from where the string holds it (no array made per frame:
     /// every event's topic goes out this way).
     public func send(_ string: String, more: Bool = false, dontWait: Bool = false) throws(ZeroMQError) {
-        let h = try live("zmq_send")
-        let flags = (more ? ZMQ_SNDMORE : 0) | (dontWait ? ZMQ_DONTWAIT : 0)
         var text = string
-        while true {
-            let rc = text.withUTF8 { zmq_send(h, $0.baseAddress, $0.count, flags) }
-            if rc >= 0 { return }
-            let error = ZeroMQError.last("zmq_send")
-            if !error.isInterrupted { throw error }
+        var failure: ZeroMQError?
+        text.withUTF8 { utf8 in
+            do throws(ZeroMQError) { try send(UnsafeRawBufferPointer(utf8), more: more, dontWait: dontWait) } catch { failure = error }
         }
+        if let failure { throw failure }
     }
 
     /// Sends a multipart message atomically: peers receive all frames or none.
