@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) limit=(-max_total_time="$1"); shift ;;
   esac
 done
-all=(requests sightings batches fixes envelopes replies catalog options identity tnetstrings zhttp sessions apns webhook metrics)
+all=(requests sightings batches fixes envelopes compact replies catalog options identity tnetstrings zhttp sessions apns webhook metrics)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 deploy/ensure-deps.sh >/dev/null

@@ -38,7 +38,8 @@ enum TailCommand {
         let started = Reactor.monotonic()
         let out = FileHandle.standardOutput
         while !shutdown.isRequested && (count == 0 || seen < count) {
-            guard let frames = try socket.receiveMultipart(timeoutMilliseconds: 100) else { continue }
+            guard let received = try socket.receiveMultipart(timeoutMilliseconds: 100) else { continue }
+            let (frames, compact) = Self.readable(received)
             guard filter.admits(frames) else {
                 skipped += 1
                 continue
@@ -46,7 +47,7 @@ enum TailCommand {
             let topic = String(decoding: frames.first ?? Data(), as: UTF8.self)
             seen += 1
             perTopic[topic.split(separator: ".").prefix(2).joined(separator: ".") + ".", default: 0] += 1
-            out.write(line(topic: topic, frames: frames, pretty: pretty))
+            out.write(line(topic: topic, frames: frames, pretty: pretty, compact: compact))
         }
         let seconds = max(Reactor.monotonic() - started, 0.001)
         var summary = "tail: \(seen) messages in \(String(format: "%.1f", seconds)) s"
@@ -73,16 +74,31 @@ enum TailCommand {
         return given.isEmpty ? [own] : given
     }
 
-    static func line(topic: String, frames: [Data], pretty: Bool) -> Data {
+    /// The message as it is printed: a compact sighting batch's frame (`CompactSightingBatch`)
+    /// replaced by its envelope's JSON, and whether it was; a frame that does not read stays as
+    /// it came (printed `raw`, in hex).
+    static func readable(_ frames: [Data]) -> (frames: [Data], compact: Bool) {
+        guard frames.count == 2, CompactSightingBatch.isCompact(frames[1]), let envelope = try? Wire.decodeEnvelope(frames[1], maxBytes: .max) else {
+            return (frames, false)
+        }
+        return ([frames[0], Wire.encode(envelope)], true)
+    }
+
+    /// One message's line: `{"topic":…,"envelope":{…}}`, with `"wire":"compact"` when the
+    /// envelope came as a compact frame; `raw` instead of `envelope` for a frame that is not JSON.
+    static func line(topic: String, frames: [Data], pretty: Bool, compact: Bool = false) -> Data {
         let body = frames.count > 1 ? frames[1] : Data()
         let parsed = try? JSONSerialization.jsonObject(with: body)
         var object: [String: Any] = ["topic": topic]
-        if let parsed { object["envelope"] = parsed } else { object["raw"] = String(decoding: body, as: UTF8.self) }
+        if let parsed { object["envelope"] = parsed } else { object["raw"] = DeadLetters.excerpt(body) }
         if frames.count != 2 { object["frames"] = frames.count }
+        if compact { object["wire"] = "compact" }
         if !pretty, parsed != nil, frames.count == 2 {
-            // Splice the envelope as published: the line shows exactly what went over the wire.
+            // Splice the envelope as published: the line shows exactly what went over the wire
+            // (a compact frame: the JSON it reads as).
             var data = Data("{\"topic\":".utf8)
             data.append(Wire.encode(topic))
+            if compact { data.append(Data(",\"wire\":\"compact\"".utf8)) }
             data.append(Data(",\"envelope\":".utf8))
             data.append(body)
             data.append(Data("}\n".utf8))

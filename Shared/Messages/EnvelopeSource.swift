@@ -10,8 +10,9 @@ import Foundation
 /// is safe for the bus: it drops what it cannot read.
 public enum EnvelopeSource {
     /// The `source` string of an envelope frame; nil when the frame is not one JSON object with
-    /// exactly one string-valued `source` member.
+    /// exactly one string-valued `source` member, nor a compact frame whose head reads.
     public static func read(_ frame: UnsafeRawBufferPointer) -> String? {
+        if frame.first == 0x00 { return CompactSightingBatch.source(frame) }
         var scanner = JSONScanner(frame)
         var source: String?
         let ok = scanner.object { sc, key in

@@ -42,8 +42,13 @@ public enum Wire {
     }
 
     /// Decodes a pub/sub envelope, refusing oversize frames, unknown types and bad fields with a typed error.
+    /// A compact `sighting.batch` frame (`CompactSightingBatch`) reads into the envelope its JSON would.
     public static func decodeEnvelope(_ frame: Data, maxBytes: Int = defaultMaxFrameBytes) throws(WireError) -> Envelope {
-        try decode(Envelope.self, from: frame, maxBytes: maxBytes, tooLarge: .messageTooLarge, malformed: .messageMalformed)
+        if CompactSightingBatch.isCompact(frame) {
+            guard frame.count <= maxBytes else { throw WireError(.messageTooLarge, "frame of \(frame.count) bytes exceeds the limit of \(maxBytes)") }
+            return try CompactSightingBatch.decode(frame)
+        }
+        return try decode(Envelope.self, from: frame, maxBytes: maxBytes, tooLarge: .messageTooLarge, malformed: .messageMalformed)
     }
 
     /// Decodes a request's `op` and `id` so the service can pick the body type. A frame nested too

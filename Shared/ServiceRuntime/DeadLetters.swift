@@ -34,6 +34,14 @@ public final class DeadLetters {
         }
         // A hostile publisher chooses the topic and much of the message: quote neither whole.
         return DeadLetter(service: service, code: code, message: Quoting.cut(fullMessage, limit: 300), topic: Quoting.cut(topic, limit: 128),
-                          excerpt: String(decoding: raw.prefix(512), as: UTF8.self))
+                          excerpt: excerpt(raw))
+    }
+
+    /// At most 512 bytes of a frame as text; a compact frame (`CompactSightingBatch`), which is
+    /// not text, as the hex of at most its first 256 bytes.
+    public static func excerpt(_ raw: Data) -> String {
+        guard CompactSightingBatch.isCompact(raw) else { return String(decoding: raw.prefix(512), as: UTF8.self) }
+        let hex = raw.prefix(256).map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
+        return "compact frame of \(raw.count) bytes, hex: " + hex + (raw.count > 256 ? "…" : "")
     }
 }

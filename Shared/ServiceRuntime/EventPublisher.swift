@@ -57,11 +57,14 @@ public final class EventPublisher {
         }
     }
 
-    /// Publishes a best-effort event straight to the bus: counted per stream, not stored, not replayable.
-    public func publishBestEffort(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws {
+    /// Publishes a best-effort event straight to the bus: counted per stream, not stored, not
+    /// replayable. `compact`: a sighting batch goes as its compact frame (`CompactSightingBatch`)
+    /// when the frame carries it, else as JSON.
+    public func publishBestEffort(_ type: EventType, topic: String, stream: String, _ body: EventBody, compact: Bool = false) throws {
         let envelope = numbering.next(type, stream: stream, body)
+        let frame = compact ? CompactSightingBatch.encode(envelope) ?? Wire.encode(envelope) : Wire.encode(envelope)
         try socket.send(topic, more: true, dontWait: true)
-        try socket.send(Wire.encode(envelope), dontWait: true)
+        try socket.send(frame, dontWait: true)
         numbering.commit(stream: stream, seq: envelope.seq)
     }
 

@@ -45,9 +45,10 @@ public struct EventWriter {
         return (envelope, bytes)
     }
 
-    /// Publishes a best-effort event (sightings, dead letters) straight to the bus.
-    public func publishBestEffort(_ type: EventType, topic: String, stream: String, _ body: EventBody) throws {
-        try publisher.publishBestEffort(type, topic: topic, stream: stream, body)
+    /// Publishes a best-effort event (sightings, dead letters) straight to the bus; `compact`: a
+    /// sighting batch as its compact frame.
+    public func publishBestEffort(_ type: EventType, topic: String, stream: String, _ body: EventBody, compact: Bool = false) throws {
+        try publisher.publishBestEffort(type, topic: topic, stream: stream, body, compact: compact)
     }
 
     /// Sends a best-effort event on a direct channel; false when it would block.

@@ -83,4 +83,62 @@ struct SightingBatchSplitterTests {
         let splitter = SightingBatchSplitter(maxBytes: 300, envelopeBytes: 250)
         #expect(splitter.ranges(of: (0..<3).map { Self.sighting($0) }) == [0..<1, 1..<2, 2..<3])
     }
+
+    /// The compact frame beacon-ingest would send for `chunk`, numbered as its widest; nil when it writes JSON.
+    static func compactFrame(_ chunk: [Sighting]) -> Int? {
+        let seq = UInt64(Int64.max)
+        let envelope = Envelope(type: .sightingBatch, id: "zzzzzzzzzzzzz-sighting-\(UInt64.max)", source: "beacon-ingest", stream: "sighting", seq: seq,
+                                time: Timestamp(milliseconds: 1_790_000_000_000), body: .sightings(SightingBatch(sightings: chunk)))
+        return CompactSightingBatch.encode(envelope)?.count
+    }
+
+    @Test("compact frames: each message's frame within the budget and 256 sightings, every sighting in order, and the budget filled",
+          arguments: [1_024, 2_000, 8_192, 65_536])
+    func compactWithinBudget(budget: Int) throws {
+        let compact = try #require(SightingBatchSplitter.compactEnvelopeBytes(source: "beacon-ingest", stream: "sighting"))
+        let splitter = SightingBatchSplitter(maxBytes: budget, envelopeBytes: SightingBatchSplitter.envelopeBytes(source: "beacon-ingest", stream: "sighting"),
+                                             compactEnvelopeBytes: compact)
+        for wide in [false, true] {
+            // Some without evidence: a sighting's size depends on it.
+            let sightings = (0..<1_000).map { index -> Sighting in
+                var s = Self.sighting(index, wide: wide)
+                if index % 3 == 0 { (s.meanRssi, s.readings) = (nil, nil) }
+                return s
+            }
+            let ranges = splitter.ranges(of: sightings)
+            #expect(ranges.map(\.count).reduce(0, +) == sightings.count)
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "contiguous, in order")
+            for range in ranges {
+                let bytes = try #require(Self.compactFrame(Array(sightings[range])))
+                #expect(bytes <= budget, "\(range.count) sightings took \(bytes) B of \(budget)")
+                #expect(range.count <= SightingBatch.maxCount)
+                // Measured, not bounded: the next sighting would not have fitted.
+                if range.upperBound < sightings.count && range.count < SightingBatch.maxCount {
+                    let more = try #require(Self.compactFrame(Array(sightings[range.lowerBound...range.upperBound])))
+                    #expect(more > budget)
+                }
+            }
+            // Compact frames carry about three times the sightings JSON does, unless 256 a message is what limits them.
+            let json = SightingBatchSplitter(maxBytes: budget, envelopeBytes: SightingBatchSplitter.envelopeBytes(source: "beacon-ingest", stream: "sighting"))
+            let countLimited = (sightings.count + SightingBatch.maxCount - 1) / SightingBatch.maxCount
+            #expect(ranges.count * 2 <= json.ranges(of: sightings).count || ranges.count == countLimited, "\(ranges.count) compact messages")
+        }
+    }
+
+    @Test("compact frames: a device id too long for one sends the request by the JSON bound, which JSON stays within")
+    func compactLongString() throws {
+        let budget = 4_096
+        let envelope = SightingBatchSplitter.envelopeBytes(source: "beacon-ingest", stream: "sighting")
+        let splitter = SightingBatchSplitter(maxBytes: budget, envelopeBytes: envelope,
+                                             compactEnvelopeBytes: SightingBatchSplitter.compactEnvelopeBytes(source: "beacon-ingest", stream: "sighting"))
+        var sightings = (0..<100).map { Self.sighting($0) }
+        sightings[50].deviceId = String(repeating: "L", count: 300)
+        let ranges = splitter.ranges(of: sightings)
+        #expect(ranges == SightingBatchSplitter(maxBytes: budget, envelopeBytes: envelope).ranges(of: sightings))
+        for range in ranges {
+            let chunk = Array(sightings[range])
+            #expect((Self.compactFrame(chunk) ?? Self.frame(chunk)) <= budget)
+        }
+        #expect(SightingBatchSplitter.compactEnvelopeBytes(source: String(repeating: "s", count: 256), stream: "sighting") == nil)
+    }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite("Fuzz targets: a short deterministic pass of each")
 struct FuzzPassTests {
     /// Runs per target: the whole pass takes a few seconds.
-    static let runs: [String: Int] = ["requests": 1_500, "sightings": 3_000, "batches": 3_000, "fixes": 3_000, "envelopes": 3_000,
+    static let runs: [String: Int] = ["requests": 1_500, "sightings": 3_000, "batches": 3_000, "fixes": 3_000, "envelopes": 3_000, "compact": 5_000,
                                       "replies": 2_000, "catalog": 300, "options": 1_000, "identity": 2_000,
                                       "tnetstrings": 3_000, "zhttp": 1_500, "sessions": 1_000, "apns": 3_000, "webhook": 3_000, "metrics": 2_000]
 

@@ -75,7 +75,7 @@ struct HostileRequestTests {
         }
     }
 
-    @Test("envelopes nested 100 000 deep or with a seq beyond 2^63 - 1, on the bus and the fix channel, are dead-lettered; every process keeps running")
+    @Test("envelopes nested 100 000 deep or with a seq beyond 2^63 - 1, on the bus and the fix channel, are dead-lettered, as is a compact sighting batch with an RSSI out of range (quoted in hex); every process keeps running")
     func hostileEnvelopes() throws {
         let platform = try Platform()
         defer { platform.stop() }
@@ -101,6 +101,15 @@ struct HostileRequestTests {
             try publisher.send(multipart: [Data(topic.utf8), bigSeq])
         }
         try fixes.send(multipart: [Data("location.s0.".utf8), deep])
+        // A compact sighting batch whose one sighting's RSSI is +5: refused by region-monitor, quoted in hex.
+        let sighting = Sighting(deviceId: "intruder-phone", beacon: BeaconIdentity(uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: 1, minor: 1), rssi: -61,
+                                measuredPower: -59, accuracy: 1.5, proximity: .near, observedAt: Timestamp(milliseconds: 1_782_000_000_000))
+        var compact = try #require(CompactSightingBatch.encode(Envelope(type: .sightingBatch, id: "compact-bad", source: "intruder", stream: "sighting", seq: 1,
+                                                                        time: Timestamp(milliseconds: 1_782_000_000_000), body: .sightings(SightingBatch(sightings: [sighting])))))
+        let rssiAt = compact.count - 1 - 8 - 1 - 8 - 2
+        #expect(compact[rssiAt] == UInt8(bitPattern: -61))
+        compact[rssiAt] = 5
+        try publisher.send(multipart: [Data("sighting.s0.".utf8), compact])
         let nesting = "the document nests arrays and objects more than 64 levels deep"
         for consumer in ["region-monitor", "order-service", "kitchen-display", "notification-service"] {
             let letter = try watcher.waitFor("deadletter.\(consumer).") {
@@ -111,6 +120,12 @@ struct HostileRequestTests {
             _ = try watcher.waitFor("deadletter.\(consumer).") {
                 if case .deadLetter(let d) = $0.envelope.body { d.message == "field seq: must be 0…9223372036854775807, not 9223372036854775808" } else { false }
             }
+        }
+        let compactLetter = try watcher.waitFor("deadletter.region-monitor.") {
+            if case .deadLetter(let d) = $0.envelope.body { d.message == "compact sighting batch: sightings[0].rssi 5 is not -127...0" } else { false }
+        }
+        if case .deadLetter(let d) = compactLetter.envelope.body {
+            #expect(d.code == "message.malformed" && d.topic == "sighting.s0." && d.excerpt.hasPrefix("compact frame of \(compact.count) bytes, hex: 00534201"), "\(d)")
         }
         // The fix channel's dead letter carries no excerpt (it may hold coordinates).
         _ = try watcher.waitFor("deadletter.region-monitor.") {

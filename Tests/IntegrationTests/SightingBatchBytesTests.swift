@@ -10,14 +10,16 @@ import ZeroMQ
 /// dead-lettered whole.
 @Suite(.serialized)
 struct SightingBatchBytesTests {
-    @Test("with 2 KiB messages on the bus and region-monitor, 300 sightings of one request all arrive, each message within 2 KiB, none dead-lettered")
-    func smallMessages() throws {
+    /// In both encodings beacon-ingest can write: the compact frame (its default) and JSON.
+    @Test("with 2 KiB messages on the bus and region-monitor, 300 sightings of one request all arrive, each message within 2 KiB and in the encoding asked for, none dead-lettered",
+          arguments: [SightingEncoding.compact, .json])
+    func smallMessages(_ encoding: SightingEncoding) throws {
         let platform = try Platform()
         defer { platform.stop() }
         let limit = 2_048
         platform.extraArguments["bus"] = ["--max-message-bytes", "\(limit)"]
         platform.extraArguments["region-monitor"] = ["--max-message-bytes", "\(limit)"]
-        platform.extraArguments["beacon-ingest"] = ["--sighting-batch-bytes", "\(limit)"]
+        platform.extraArguments["beacon-ingest"] = ["--sighting-batch-bytes", "\(limit)"] + (encoding == .json ? ["--sighting-encoding", "json"] : [])
         try platform.start(busAnd: ["beacon-ingest", "region-monitor"])
         let context = try Context()
         let watcher = try BusWatcher(context: context, endpoint: platform.busSub, prefixes: ["sighting.", "deadletter."], probe: platform.busPub)
@@ -43,7 +45,12 @@ struct SightingBatchBytesTests {
         try watcher.pump(milliseconds: 300)
         let batches = watcher.all("sighting.")
         #expect(batches.count > 1, "one request's sightings went as several messages")
-        for message in batches { #expect(message.raw.count <= limit) }
+        for message in batches {
+            #expect(message.raw.count <= limit)
+            #expect(CompactSightingBatch.isCompact(message.raw) == (encoding == .compact), "\(encoding): the frame starts \(message.raw.first ?? 0)")
+        }
+        // Compact frames carry about three times the sightings JSON does within the same bytes.
+        #expect(batches.count <= (encoding == .compact ? 20 : 50), "\(batches.count) messages")
         let carried = batches.reduce(0) { total, message in
             if case .sightings(let batch) = message.envelope.body { total + batch.sightings.count } else { total }
         }

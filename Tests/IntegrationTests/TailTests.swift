@@ -69,6 +69,39 @@ struct TailTests {
         #expect(nobody.summary.contains("did not match --source nobody"))
     }
 
+    @Test("cafectl tail prints beacon-ingest's compact sighting batch as its envelope's JSON, marked \"wire\":\"compact\", and filters it by source")
+    func compactFrames() throws {
+        let platform = try Platform()
+        defer { platform.stop() }
+        try platform.start(busAnd: ["beacon-ingest"])
+        let context = try Context()
+        let ingest = RequestClient(context: context, endpoint: platform.endpoint("beacon-ingest"), timeoutMilliseconds: 10_000)
+        defer { ingest.close() }
+        let subscriptionsBefore = try busSubscriptionChanges(platform, context: context)
+        let tail = try TailProcess(platform, ["sighting.", "--source", "beacon-ingest", "--count", "1"])
+        defer { tail.stop() }
+        _ = try eventually("the tail's subscription reaches the bus") {
+            try busSubscriptionChanges(platform, context: context) >= subscriptionsBefore + 1 ? true : nil
+        }
+        let phone = "tail-compact-\(UUID().uuidString.prefix(6))"
+        _ = try ingest.call(Op.ingestReport, IngestReport(deviceId: phone, status: DeviceStatusReport(authorization: .always, foreground: false)), as: IngestResult.self)
+        let result = try ingest.call(Op.ingestReport, IngestReport(deviceId: phone, sightings: [
+            RangingReport(uuid: ScenarioTests.uuid, major: 1, minor: 2, rssi: -63, measuredPower: -59, timestamp: Timestamp(Date())),
+        ]), as: IngestResult.self)
+        #expect(result.accepted == 1)
+        #expect(try #require(tail.waitForExit(limit: 20), "cafectl tail --count 1 did not stop") == 0)
+        let text = try String(contentsOf: tail.out, encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first.map(String.init))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["wire"] as? String == "compact" && object["topic"] as? String == "sighting.s0.", "\(line)")
+        // The envelope on the line is the JSON the compact frame reads as: it decodes, names the phone.
+        let envelopeJSON = try JSONSerialization.data(withJSONObject: try #require(object["envelope"]))
+        let envelope = try Wire.decodeEnvelope(envelopeJSON)
+        guard case .sightings(let batch) = envelope.body else { Issue.record("not a sighting batch: \(line)"); return }
+        #expect(envelope.type == .sightingBatch && envelope.source == "beacon-ingest" && batch.sightings.map(\.deviceId) == [phone])
+        #expect(batch.sightings.first?.beacon == BeaconIdentity(uuid: ScenarioTests.uuid, major: 1, minor: 2))
+    }
+
     @Test("cafectl tail refuses a --since-seq that is not a sequence number")
     func badSinceSeq() throws {
         let platform = try Platform()

@@ -16,13 +16,26 @@ public struct SightingBatchSplitter: Sendable {
     /// What the envelope around the sightings may take: `{"body":{"sightings":[]},…}` with the
     /// longest id, sequence number and time this process writes.
     public let envelopeBytes: Int
+    /// The same for the compact frame (`CompactSightingBatch`) when the publisher writes it; nil
+    /// when it writes JSON.
+    public let compactEnvelopeBytes: Int?
 
-    /// A splitter for messages of at most `maxBytes` and `maxCount`, around an envelope of at most `envelopeBytes`.
-    public init(maxBytes: Int, maxCount: Int = SightingBatch.maxCount, envelopeBytes: Int) {
+    /// A splitter for messages of at most `maxBytes` and `maxCount`, around an envelope of at most
+    /// `envelopeBytes` (JSON) or `compactEnvelopeBytes` (compact frames, when given).
+    public init(maxBytes: Int, maxCount: Int = SightingBatch.maxCount, envelopeBytes: Int, compactEnvelopeBytes: Int? = nil) {
         precondition(maxCount > 0, "a batch carries at least one sighting")
         self.maxBytes = maxBytes
         self.maxCount = maxCount
         self.envelopeBytes = envelopeBytes
+        self.compactEnvelopeBytes = compactEnvelopeBytes
+    }
+
+    /// The compact envelope bound for `source`'s sighting batches, the widest id as in
+    /// `envelopeBytes`; nil when its strings do not fit a compact frame (the publisher writes JSON).
+    public static func compactEnvelopeBytes(source: String, stream: String) -> Int? {
+        let id = String(repeating: "z", count: 13) + "-" + stream + "-" + String(UInt64.max)
+        guard [id, source, stream].allSatisfy({ $0.utf8.count <= CompactSightingBatch.maxStringBytes }) else { return nil }
+        return CompactSightingBatch.envelopeBytes(id: id, source: source, stream: stream)
     }
 
     /// The envelope bound for `source`'s best-effort sighting batches: an empty batch's envelope
@@ -43,23 +56,35 @@ public struct SightingBatchSplitter: Sendable {
     /// fits in 1,024 bytes. When the count and the validated bound say the whole request fits
     /// (always, at the default budget), no sighting is measured: this is the sighting path. That
     /// bound takes a device id of at most 64 bytes to be a token, as beacon-ingest validated it.
+    ///
+    /// Compact frames are measured exactly (a sighting's size is its strings' lengths and whether
+    /// it carries evidence), unless a string is too long for one: then the publisher writes
+    /// that message's JSON, and the JSON bound cuts all of them.
     public func ranges(of sightings: [Sighting]) -> [Range<Int>] {
+        if let compactEnvelopeBytes, sightings.allSatisfy(CompactSightingBatch.fits) {
+            return cut(sightings, envelope: compactEnvelopeBytes, separator: 0, cost: CompactSightingBatch.bytes(of:))
+        }
         if !sightings.isEmpty && sightings.count <= maxCount && envelopeBytes + sightings.count * (Self.validatedSightingBytes + 1) <= maxBytes,
            sightings.allSatisfy({ $0.deviceId.utf8.count <= 64 && $0.beacon.uuid.utf8.count == 36 }) {
             return [sightings.indices]
         }
+        // One comma between elements.
+        return cut(sightings, envelope: envelopeBytes, separator: 1, cost: Self.bytesBound(of:))
+    }
+
+    /// The ranges when each sighting costs `cost` and `separator` more between two, around `envelope`.
+    private func cut(_ sightings: [Sighting], envelope: Int, separator: Int, cost: (Sighting) -> Int) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var start = 0
-        var bytes = envelopeBytes
+        var bytes = envelope
         for index in sightings.indices {
-            // One comma between elements.
-            let cost = Self.bytesBound(of: sightings[index]) + (index > start ? 1 : 0)
-            if index > start && (bytes + cost > maxBytes || index - start >= maxCount) {
+            let added = cost(sightings[index]) + (index > start ? separator : 0)
+            if index > start && (bytes + added > maxBytes || index - start >= maxCount) {
                 ranges.append(start..<index)
                 start = index
-                bytes = envelopeBytes + Self.bytesBound(of: sightings[index])
+                bytes = envelope + cost(sightings[index])
             } else {
-                bytes += cost
+                bytes += added
             }
         }
         if start < sightings.count { ranges.append(start..<sightings.count) }

@@ -24,6 +24,8 @@ public final class IngestService {
     private let topics: [(sighting: String, location: String, device: String)]
     /// Sighting batches within `--sighting-batch-bytes` as well as 256 sightings.
     let splitter: SightingBatchSplitter
+    /// Whether sighting batches go as compact frames (`--sighting-encoding`).
+    let compactSightings: Bool
 
     /// The service on `host`, not yet answering: call `start()`.
     public init(host: ServiceHost, settings: IngestSettings) {
@@ -40,8 +42,11 @@ public final class IngestService {
         fixes = FixChannel(context: host.context, security: host.security, events: host.events)
         fixEndpoints = settings.fixEndpoints
         topics = (0..<ownership.shards).map { (Topic.sighting(shard: $0), Topic.location(shard: $0), Topic.device(shard: $0)) }
+        let source = host.events.publisher.outbox.source
+        compactSightings = settings.sightingEncoding == .compact
         splitter = SightingBatchSplitter(maxBytes: settings.sightingBatchBytes,
-                                         envelopeBytes: SightingBatchSplitter.envelopeBytes(source: host.events.publisher.outbox.source, stream: "sighting"))
+                                         envelopeBytes: SightingBatchSplitter.envelopeBytes(source: source, stream: "sighting"),
+                                         compactEnvelopeBytes: compactSightings ? SightingBatchSplitter.compactEnvelopeBytes(source: source, stream: "sighting") : nil)
     }
 
     /// Migrates the store, connects the fix channel, registers the ops, the expiry sweep and health.
@@ -181,7 +186,8 @@ public final class IngestService {
             for range in ranges {
                 // Most requests fit one message: then the array goes as it is, not copied.
                 let chunk = ranges.count == 1 ? sightings : Array(sightings[range])
-                try events.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting", .sightings(SightingBatch(sightings: chunk)))
+                try events.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting", .sightings(SightingBatch(sightings: chunk)),
+                                              compact: compactSightings)
             }
         }
     }

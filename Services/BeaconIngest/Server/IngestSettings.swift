@@ -17,6 +17,8 @@ public struct IngestSettings: Sendable, Equatable {
     public var evidenceWindowSeconds = Self.evidenceWindowOption.defaultValue
     /// The most encoded bytes of one `sighting.batch` message: its consumers' `--max-message-bytes`.
     public var sightingBatchBytes = Self.sightingBatchBytesOption.defaultValue
+    /// How `sighting.batch` messages are written: the compact frame, or JSON for tools that read raw frames.
+    public var sightingEncoding = Self.sightingEncodingOption.defaultValue
 
     /// Every setting at its default.
     public init() {}
@@ -41,10 +43,13 @@ public struct IngestSettings: Sendable, Equatable {
                                                             help: "how long a reading counts in the mean RSSI a sighting carries as evidence for the nearest café (2 for a walk replayed at 20× speed)")
     public static let sightingBatchBytesOption = Option.count("sighting-batch-bytes", 1_024...64 * 1_024 * 1_024, default: Wire.defaultMaxFrameBytes,
                                                               help: "the most encoded bytes of one sighting.batch message, envelope included (a request's sightings go in several when they would be more): at most region-monitor's and the bus's --max-message-bytes, which refuse a larger message whole")
+    public static let sightingEncodingOption = Option.choice("sighting-encoding", default: SightingEncoding.compact,
+                                                             help: "how sighting.batch messages are written: compact (the hot-path frame every consumer and cafectl tail read as JSON) or json (for a tool that reads raw frames off the bus)")
 
     /// Every option beacon-ingest reads: the common ones, then its own.
     public static var specs: [OptionSpec] {
-        common.specs + [shardsOption.spec, fixEndpointsOption.spec, shardOption.spec, smoothingWindowOption.spec, evidenceWindowOption.spec, sightingBatchBytesOption.spec]
+        common.specs + [shardsOption.spec, fixEndpointsOption.spec, shardOption.spec, smoothingWindowOption.spec, evidenceWindowOption.spec, sightingBatchBytesOption.spec,
+                       sightingEncodingOption.spec]
     }
 
     /// Reads the options of `specs` (their kinds checked every range already); throws `Invalid`
@@ -54,6 +59,7 @@ public struct IngestSettings: Sendable, Equatable {
         smoothingWindowSeconds = config[Self.smoothingWindowOption]
         evidenceWindowSeconds = config[Self.evidenceWindowOption]
         sightingBatchBytes = config[Self.sightingBatchBytesOption]
+        sightingEncoding = config[Self.sightingEncodingOption]
         shards = config[Self.shardsOption]
         let owned = config[Self.shardOption]
         guard owned.isEmpty || (Int(owned).map { (0..<shards).contains($0) } ?? false) else {

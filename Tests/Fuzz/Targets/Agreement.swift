@@ -72,7 +72,27 @@ enum Agreement {
     }
 
     /// An envelope also goes through `Wire`'s envelope entry points, whose writer for sightings is hand-written.
+    static func checkCompact(_ frame: Data) -> String? {
+        let outcome = Outcome { () throws(WireError) in try Wire.decodeEnvelope(frame, maxBytes: .max) }
+        let source = EnvelopeSource.read(frame)
+        switch outcome {
+        case .refused(let error):
+            guard CompactSightingBatch.isCompact(frame) else { return nil }
+            if error.code != .messageMalformed && error.code != .unsupportedVersion { return "a compact frame refused with \(error.code)" }
+            return nil
+        case .value(let envelope):
+            guard CompactSightingBatch.isCompact(frame) else { return checkEnvelope(frame) }
+            guard let again = CompactSightingBatch.encode(envelope) else { return "a compact frame read into \(envelope), which the writer will not write" }
+            if again != frame { return "a compact frame of \(frame.count) bytes wrote back as \(again.count) other bytes" }
+            if source != envelope.source { return "the bus read source \(String(describing: source)), the envelope says \(envelope.source)" }
+            guard let json = try? Wire.decodeEnvelope(Wire.encode(envelope)) else { return "the JSON of a compact frame's envelope does not read" }
+            if json != envelope { return "the JSON of a compact frame's envelope reads as \(json), not \(envelope)" }
+            return nil
+        }
+    }
+
     static func checkEnvelope(_ frame: Data) -> String? {
+        if CompactSightingBatch.isCompact(frame) { return checkCompact(frame) }
         let (outcome, problem) = check(Envelope.self, frame, malformed: .messageMalformed, same: ==)
         if let problem { return problem }
         let entry = Outcome { () throws(WireError) in try Wire.decodeEnvelope(frame, maxBytes: .max) }

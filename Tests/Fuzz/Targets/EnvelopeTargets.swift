@@ -12,6 +12,17 @@ enum EnvelopeTargets {
         }
     }
 
+    /// Compact `sighting.batch` frames as region-monitor reads them off the bus (and the bus reads
+    /// their `source`): a frame that reads encodes again to the same bytes, its JSON reads to the
+    /// same envelope, and the bus's source is the envelope's; a refusal is `message.malformed` or
+    /// `message.unsupportedVersion`, never a trap.
+    static func compact() -> FuzzTarget {
+        FuzzTarget("compact", "compact sighting.batch frames, through Wire.decodeEnvelope, against their own writer and their JSON",
+                   seeds: { Seeds.compactFrames() }) { frame in
+            Agreement.checkCompact(frame)
+        }
+    }
+
     /// A reply as a client reads it, for the body type `Body`.
     static func reply<Body: Codable & Sendable & Equatable>(_ body: Body.Type, _ frame: Data) -> String? {
         Agreement.checkRoundTrip(Reply<Body>.self, frame, malformed: .messageMalformed) { $0.ok == $1.ok && $0.body == $1.body && $0.error == $1.error }

@@ -32,7 +32,7 @@ public final class FuzzTarget {
 /// Every fuzz target, by name.
 public enum FuzzTargets {
     /// The names, in the order `deploy/fuzz.sh` runs them.
-    public static let names = ["requests", "sightings", "batches", "fixes", "envelopes", "replies", "catalog", "options", "identity", "tnetstrings", "zhttp", "sessions", "apns", "webhook", "metrics"]
+    public static let names = ["requests", "sightings", "batches", "fixes", "envelopes", "compact", "replies", "catalog", "options", "identity", "tnetstrings", "zhttp", "sessions", "apns", "webhook", "metrics"]
 
     /// A new instance of the target called `name`, or nil.
     public static func make(_ name: String) -> FuzzTarget? {
@@ -42,6 +42,7 @@ public enum FuzzTargets {
         case "batches": RequestTargets.batches()
         case "fixes": RequestTargets.fixes()
         case "envelopes": EnvelopeTargets.envelopes()
+        case "compact": EnvelopeTargets.compact()
         case "replies": EnvelopeTargets.replies()
         case "catalog": CatalogTarget.make()
         case "options": OptionsTarget.make()

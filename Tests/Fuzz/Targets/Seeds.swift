@@ -87,6 +87,18 @@ extension Seeds {
         }
     }
 
+    /// `sightingBatchEnvelopes` as compact frames, and PROTOCOL.md's compact example.
+    static func compactFrames() -> [Data] {
+        let frames = sightingBatchEnvelopes().compactMap { try? Wire.decodeEnvelope($0) }.compactMap(CompactSightingBatch.encode)
+        let document = (try? String(contentsOf: repositoryRoot.appendingPathComponent("Shared/Messages/PROTOCOL.md"), encoding: .utf8)) ?? ""
+        let lines = document.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(of: "```hex compact"), let end = lines[start...].firstIndex(of: "```") else { return frames }
+        let bytes = lines[(start + 1)..<end].flatMap { line in
+            (line.split(separator: "#", maxSplits: 1).first ?? "").split(separator: " ").compactMap { UInt8($0, radix: 16) }
+        }
+        return frames + [Data(bytes)]
+    }
+
     static func reports() -> [IngestReport] {
         let status = DeviceStatusReport(authorization: .whenInUse, foreground: true, precise: false)
         let ranging = RangingReport(uuid: uuid.lowercased(), major: 1, minor: 2, rssi: -70, measuredPower: -59, timestamp: time, proximity: .far, accuracy: 7.5)

@@ -1,8 +1,8 @@
 import Foundation
 import Messages
 
-/// (d) JSON encode and decode rate of the envelope, on one core: a sighting (the hot path) and an
-/// order event (the largest regular message).
+/// (d) JSON encode and decode rate of the envelope, on one core: a sighting and a sighting batch
+/// (the hot path), and the batch's compact frame beside its JSON.
 enum CodecBenchmark {
     struct Result {
         var name: String
@@ -67,18 +67,23 @@ enum CodecBenchmark {
         var results: [Result] = []
         let sightings = (0..<1000).map(sampleSighting)
         results.append(measure("sighting envelope", sightings, seconds: seconds))
-        var batch = measure("sighting.batch envelope", (0..<8).map(sampleBatch), seconds: seconds)
+        let batches = (0..<8).map(sampleBatch)
+        var batch = measure("sighting.batch envelope", batches, seconds: seconds)
         batch.sightingsEach = SightingBatch.maxCount
         results.append(batch)
+        // What beacon-ingest writes by default and region-monitor reads (`--sighting-encoding`).
+        var compact = measure("sighting.batch compact frame", batches, seconds: seconds) { CompactSightingBatch.encode($0) ?? Data() }
+        compact.sightingsEach = SightingBatch.maxCount
+        results.append(compact)
         return results
     }
 
-    static func measure(_ name: String, _ samples: [Envelope], seconds: Double) -> Result {
-        let frames = samples.map { Wire.encode($0) }
+    static func measure(_ name: String, _ samples: [Envelope], seconds: Double, encode: (Envelope) -> Data = { Wire.encode($0) }) -> Result {
+        let frames = samples.map(encode)
         var encoded = 0
         var start = Bench.now()
         while Bench.now() - start < seconds {
-            for envelope in samples { _ = Wire.encode(envelope) }
+            for envelope in samples { _ = encode(envelope) }
             encoded += samples.count
         }
         let encodeRate = Double(encoded) / (Bench.now() - start)

@@ -62,8 +62,10 @@ enum FirstSeenBenchmark {
             }
             guard sightings.count == devicesPerMessage * Driver.sightingsPerReport || device == devices - 1 else { continue }
             messages += 1
-            let frame = Wire.encode(Envelope(type: .sightingBatch, source: "beacon-ingest", stream: "sighting", seq: UInt64(messages),
-                                             time: now, body: .sightings(SightingBatch(sightings: sightings))))
+            // The compact frame, as beacon-ingest writes it by default (`--sighting-encoding`).
+            let envelope = Envelope(type: .sightingBatch, source: "beacon-ingest", stream: "sighting", seq: UInt64(messages),
+                                    time: now, body: .sightings(SightingBatch(sightings: sightings)))
+            guard let frame = CompactSightingBatch.encode(envelope) else { preconditionFailure("a first-seen batch fits a compact frame") }
             sightings.removeAll(keepingCapacity: true)
             let process = Self.processCPU(), thread = Bench.cpuSeconds()
             try measure(frame, host: host, service: service)
