@@ -77,7 +77,7 @@ public enum Benchmarks {
                 print("    engine memory \(Bench.format(region.bytesPerDevice)) B per device; " + verdict(region.bytesPerDevice, atMost: 1024, unit: "B"))
             }
             if only.contains("d") {
-                print("(d) envelope JSON, one core (Wire.encode / Wire.decodeEnvelope)")
+                print("(d) envelope codecs, one core (Wire.encode or the compact writer / Wire.decodeEnvelope)")
                 for result in CodecBenchmark.run(seconds: 1) {
                     if result.sightingsEach > 1 {
                         let each = Double(result.sightingsEach)
