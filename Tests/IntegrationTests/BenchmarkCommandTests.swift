@@ -26,7 +26,7 @@ struct BenchmarkCommandTests {
         #expect(process.terminationStatus == 0, "\(text)")
         for needle in ["(a) raw libzmq", "PUB→SUB", "REQ→REP", "(b) beacon-ingest → bus → region-monitor", "% of raw direct", "% of raw two-hop",
                        "sighting → region event", "resident memory", "(c) region-monitor evaluation", "sightings/s per core",
-                       "(d) envelope JSON", "encode", "decode",
+                       "(d) envelope codecs", "sighting.batch compact frame", "encode", "decode",
                        // Both modes, side by side.
                        "plain (no CURVE):", "deployed (CURVE on every socket", "% of raw CURVE direct", "% of raw CURVE two-hop", "deployed / plain zero-loss rate",
                        "sighting → region event at steady state, plain", "sighting → region event at steady state, deployed", "platform CPU",

@@ -13,7 +13,7 @@ public enum Benchmarks {
     static let stepSeconds = Option.seconds("step-seconds", default: 4, help: "seconds each rate of (b) is held")
     static let rates = Option.rates("rates", default: [25000, 50000, 75000, 100000, 125000, 150000, 200000], help: "the rates (b) steps through")
     static let only = Option.list("only", default: ["a", "b", "c", "d", "e"],
-                                  help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope JSON, e a first-seen device in process")
+                                  help: "which benchmarks to run: a raw libzmq, b the sighting path, c the region engine, d envelope codecs (JSON, and the compact sighting batch), e a first-seen device in process")
     static let firstSeenDevices = Option.rates("first-seen-devices", default: [1_000, 10_000, 100_000],
                                               help: "the device counts (e) first sees, one fresh database each")
     static let zmqMessages = Option.count("zmq-messages", 1_000...100_000_000, default: 2_000_000, help: "messages in each of (a)'s PUB→SUB runs")
@@ -25,7 +25,7 @@ public enum Benchmarks {
     static var specs: [OptionSpec] {
         [campus.spec, devices.spec, stepSeconds.spec, rates.spec, only.spec, firstSeenDevices.spec, zmqMessages.spec, settleSeconds.spec, latencyRate.spec, modes.spec]
     }
-    static let summary = "benchmarks against raw libzmq: (a) libzmq, (b) the sighting path, (c) the region engine, (d) envelope JSON"
+    static let summary = "benchmarks against raw libzmq: (a) libzmq, (b) the sighting path, (c) the region engine, (d) envelope codecs"
 
     /// Runs `load-test bench` with `arguments` (after the command word); the exit status.
     public static func run(arguments: [String]) -> Int32 {
