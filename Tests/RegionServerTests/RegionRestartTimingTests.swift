@@ -46,6 +46,30 @@ struct RegionRestartTimingTests {
                                     flags: [], date: RegionHarness.t0.adding(seconds: 50)))
     }
 
+    @Test("the save walk looks at a hundredth of the device table a call, at least 64 and at most 4,096: 300 phones seen twice are deferred, then saved 64 a call")
+    func saveWalkSizedToTheTable() throws {
+        #expect([0, 6_400, 6_401, 100_000, 409_600, 1_000_000].map(RegionService.saveVisits(slots:)) == [64, 64, 65, 1_000, 4_096, 4_096])
+        let h = try RegionHarness(arguments: ["--beacon-exit-seconds", "30", "--sighting-save-seconds", "5"])
+        let phones = (0..<300).map { "walk-\($0)" }
+        for phone in phones { try h.sighting(phone) }     // arrivals: each event stores its last sighting (t0)
+        h.clock.advance(seconds: 1)
+        for phone in phones { try h.sighting(phone) }     // still there: an unsaved sighting at t0 + 1 each
+        h.clock.advance(seconds: 1)
+        let second = RegionHarness.t0.adding(seconds: 1).milliseconds
+        func saved() throws -> Int {
+            try h.host.db.query("SELECT COUNT(*) AS n FROM records WHERE identifier = 'caffe-macs' AND last_seen_ms = ?", second).first?.int("n") ?? -1
+        }
+        var counts: [Int] = []
+        for _ in 0..<10 {
+            try h.service.saveSightingTimes()
+            counts.append(try saved())
+        }
+        // 64 slots a call: the first four calls find each phone seen since the last save and defer
+        // it; the fifth ends the pass (44 deferred) and starts the next (20 quiet, saved); then 64
+        // a call until all 300 are. (4,096 a call deferred all 300 at once, then saved 100 a call.)
+        #expect(counts == [0, 0, 0, 0, 20, 84, 148, 212, 276, 300])
+    }
+
     @Test("a device still seen when the service died is saved at most one save interval behind, and stays when heard again")
     func stillThereAtTheCrash() throws {
         let h = try RegionHarness(arguments: ["--beacon-exit-seconds", "30", "--sighting-save-seconds", "5"])

@@ -67,6 +67,8 @@ public final class RegionEngine {
 
     /// Devices with any state held.
     public var trackedDevices: Int { devices.count }
+    /// The device table's slots, tracked devices and freed ones: what a walk over it visits.
+    public var deviceSlots: Int { devices.slotCount }
 
     /// Beacon UUIDs held: those conditions name, plus retired ones not yet recycled. Sightings never add one.
     public var beaconUUIDs: Int { uuids.count }

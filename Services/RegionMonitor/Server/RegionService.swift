@@ -227,10 +227,10 @@ public final class RegionService {
     }
 
     /// Saves the last matching sightings the engine hands out (every 10 ms, at most 100 devices of
-    /// the 4,096 it looks at; a device still seen at most every `--sighting-save-seconds`), in one
-    /// transaction. At 10⁶ devices each is looked at every 2.4 s. A failed write hands them back.
+    /// the `saveVisits` it looks at; a device still seen at most every `--sighting-save-seconds`),
+    /// in one transaction. A failed write hands them back.
     func saveSightingTimes() throws {
-        let times = engine.sightingTimesToSave(limit: 100, visits: 4_096)
+        let times = engine.sightingTimesToSave(limit: 100, visits: Self.saveVisits(slots: engine.deviceSlots))
         guard !times.isEmpty else { return }
         do {
             try events.write { try store.saveSightingTimes(times) }
@@ -239,4 +239,13 @@ public final class RegionService {
             throw error
         }
     }
+
+    /// How many device slots one save call looks at: all of them within 100 calls (a second of
+    /// the 10 ms timer), at least 64 and at most 4,096 a call (at 10⁶ devices each is looked at
+    /// every 2.4 s). A fixed 4,096 looked at each of 10⁵ devices four times a second, where the
+    /// save interval is seconds: 5% of region-monitor's CPU under load (perf, `bench` (b)).
+    static func saveVisits(slots: Int) -> Int {
+        min(4_096, max(64, (slots + 99) / 100))
+    }
 }
+
