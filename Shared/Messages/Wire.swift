@@ -45,7 +45,7 @@ public enum Wire {
     /// A compact `sighting.batch` frame (`CompactSightingBatch`) reads into the envelope its JSON would.
     public static func decodeEnvelope(_ frame: Data, maxBytes: Int = defaultMaxFrameBytes) throws(WireError) -> Envelope {
         if CompactSightingBatch.isCompact(frame) {
-            guard frame.count <= maxBytes else { throw WireError(.messageTooLarge, "frame of \(frame.count) bytes exceeds the limit of \(maxBytes)") }
+            try refuseOversize(frame, maxBytes: maxBytes, .messageTooLarge)
             return try CompactSightingBatch.decode(frame)
         }
         return try decode(Envelope.self, from: frame, maxBytes: maxBytes, tooLarge: .messageTooLarge, malformed: .messageMalformed)
@@ -79,9 +79,7 @@ public enum Wire {
     /// A frame nested deeper than `maxNestingDepth` is refused with `tooDeep` (default: `malformed`).
     public static func decode<T: Decodable>(_ type: T.Type, from frame: Data, maxBytes: Int, tooLarge: ErrorCode, malformed: ErrorCode,
                                             tooDeep: ErrorCode? = nil) throws(WireError) -> T {
-        guard frame.count <= maxBytes else {
-            throw WireError(tooLarge, "frame of \(frame.count) bytes exceeds the limit of \(maxBytes)")
-        }
+        try refuseOversize(frame, maxBytes: maxBytes, tooLarge)
         if let value = fastDecode(T.self, from: frame) { return value }
         return try decodeGeneric(T.self, from: frame, malformed: malformed, tooDeep: tooDeep)
     }
@@ -90,11 +88,14 @@ public enum Wire {
     /// conformance at run time (a sighting envelope's decode is a few microseconds; the lookup is not free).
     static func decode<T: FastJSONDecodable>(_ type: T.Type, from frame: Data, maxBytes: Int, tooLarge: ErrorCode, malformed: ErrorCode,
                                              tooDeep: ErrorCode? = nil) throws(WireError) -> T {
-        guard frame.count <= maxBytes else {
-            throw WireError(tooLarge, "frame of \(frame.count) bytes exceeds the limit of \(maxBytes)")
-        }
+        try refuseOversize(frame, maxBytes: maxBytes, tooLarge)
         if let value = T.fastDecode(frame) { return value }
         return try decodeGeneric(T.self, from: frame, malformed: malformed, tooDeep: tooDeep)
+    }
+
+    /// Refuses a frame over `maxBytes` with `code`, before anything reads it.
+    static func refuseOversize(_ frame: Data, maxBytes: Int, _ code: ErrorCode) throws(WireError) {
+        guard frame.count <= maxBytes else { throw WireError(code, "frame of \(frame.count) bytes exceeds the limit of \(maxBytes)") }
     }
 
     /// Foundation's route. Two checks Foundation lacks come first: the nesting depth, before

@@ -41,7 +41,8 @@ public final class DeadLetters {
     /// not text, as the hex of at most its first 256 bytes.
     public static func excerpt(_ raw: Data) -> String {
         guard CompactSightingBatch.isCompact(raw) else { return String(decoding: raw.prefix(512), as: UTF8.self) }
-        let hex = raw.prefix(256).map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
+        let digits = Array("0123456789abcdef")
+        let hex = String(raw.prefix(256).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
         return "compact frame of \(raw.count) bytes, hex: " + hex + (raw.count > 256 ? "…" : "")
     }
 }

@@ -33,7 +33,7 @@ public struct SightingBatchSplitter: Sendable {
     /// The compact envelope bound for `source`'s sighting batches, the widest id as in
     /// `envelopeBytes`; nil when its strings do not fit a compact frame (the publisher writes JSON).
     public static func compactEnvelopeBytes(source: String, stream: String) -> Int? {
-        let id = String(repeating: "z", count: 13) + "-" + stream + "-" + String(UInt64.max)
+        let id = widestId(stream: stream)
         guard [id, source, stream].allSatisfy({ $0.utf8.count <= CompactSightingBatch.maxStringBytes }) else { return nil }
         return CompactSightingBatch.envelopeBytes(id: id, source: source, stream: stream)
     }
@@ -42,9 +42,15 @@ public struct SightingBatchSplitter: Sendable {
     /// with the widest id (a 13-character random prefix, the stream, the largest sequence number)
     /// and time it can carry.
     public static func envelopeBytes(source: String, stream: String) -> Int {
-        let widest = Envelope(type: .sightingBatch, id: String(repeating: "z", count: 13) + "-" + stream + "-" + String(UInt64.max), source: source,
+        let widest = Envelope(type: .sightingBatch, id: widestId(stream: stream), source: source,
                               stream: stream, seq: UInt64.max, time: Timestamp(milliseconds: 253_402_300_799_999), body: .sightings(SightingBatch(sightings: [])))
         return Wire.encode(widest).count
+    }
+
+    /// The longest best-effort id `stream` gets (`BestEffortNumbering`): a 13-character random
+    /// prefix, the stream and the largest sequence number.
+    static func widestId(stream: String) -> String {
+        String(repeating: "z", count: 13) + "-" + stream + "-" + String(UInt64.max)
     }
 
     /// The most bytes a sighting beacon-ingest accepted can take: its device id is 1–64 token

@@ -24,8 +24,6 @@ public final class IngestService {
     private let topics: [(sighting: String, location: String, device: String)]
     /// Sighting batches within `--sighting-batch-bytes` as well as 256 sightings.
     let splitter: SightingBatchSplitter
-    /// Whether sighting batches go as compact frames (`--sighting-encoding`).
-    let compactSightings: Bool
 
     /// The service on `host`, not yet answering: call `start()`.
     public init(host: ServiceHost, settings: IngestSettings) {
@@ -43,10 +41,12 @@ public final class IngestService {
         fixEndpoints = settings.fixEndpoints
         topics = (0..<ownership.shards).map { (Topic.sighting(shard: $0), Topic.location(shard: $0), Topic.device(shard: $0)) }
         let source = host.events.publisher.outbox.source
-        compactSightings = settings.sightingEncoding == .compact
+        // Compact frames (`--sighting-encoding`) when this source's envelope fits one: the splitter
+        // bounds them, and the publisher writes them, exactly when it has their envelope bound.
         splitter = SightingBatchSplitter(maxBytes: settings.sightingBatchBytes,
                                          envelopeBytes: SightingBatchSplitter.envelopeBytes(source: source, stream: "sighting"),
-                                         compactEnvelopeBytes: compactSightings ? SightingBatchSplitter.compactEnvelopeBytes(source: source, stream: "sighting") : nil)
+                                         compactEnvelopeBytes: settings.sightingEncoding == .compact
+                                             ? SightingBatchSplitter.compactEnvelopeBytes(source: source, stream: "sighting") : nil)
     }
 
     /// Migrates the store, connects the fix channel, registers the ops, the expiry sweep and health.
@@ -187,7 +187,7 @@ public final class IngestService {
                 // Most requests fit one message: then the array goes as it is, not copied.
                 let chunk = ranges.count == 1 ? sightings : Array(sightings[range])
                 try events.publishBestEffort(.sightingBatch, topic: topics[shard].sighting, stream: "sighting", .sightings(SightingBatch(sightings: chunk)),
-                                              compact: compactSightings)
+                                              compact: splitter.compactEnvelopeBytes != nil)
             }
         }
     }

@@ -248,4 +248,3 @@ public final class RegionService {
         min(4_096, max(64, (slots + 99) / 100))
     }
 }
-
