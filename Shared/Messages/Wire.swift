@@ -57,6 +57,67 @@ public enum Wire {
         try decode(RequestHead.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .malformed, tooDeep: .invalidField)
     }
 
+    /// The op a request names as its first or last member, read from the frame's head or tail
+    /// without parsing the rest: `{"op":"ingest.batch",…}` as a hand-written client puts it, or
+    /// `…,"op":"ingest.batch"}` as sorted keys put it. A hint for `decodeRequestInOnePass`, never
+    /// trusted on its own. Nil when neither end is so, or the op is not 1–64 bytes of printable
+    /// ASCII without quotes or backslashes.
+    public static func namedOp(_ frame: Data) -> String? {
+        frame.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> String? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            return leadingOp(bytes) ?? trailingOp(bytes)
+        }
+    }
+
+    /// The bytes of an op: printable ASCII but `"` and `\`.
+    @inline(__always)
+    private static func isOpByte(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+    }
+
+    /// `"op":"` at `m`.
+    @inline(__always)
+    private static func opKey(_ bytes: UnsafeBufferPointer<UInt8>, at m: Int) -> Bool {
+        bytes[m] == UInt8(ascii: "\"") && bytes[m + 1] == UInt8(ascii: "o") && bytes[m + 2] == UInt8(ascii: "p")
+            && bytes[m + 3] == UInt8(ascii: "\"") && bytes[m + 4] == UInt8(ascii: ":") && bytes[m + 5] == UInt8(ascii: "\"")
+    }
+
+    /// `{"op":"X",` or `{"op":"X"}`.
+    private static func leadingOp(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.count >= 10, bytes[0] == UInt8(ascii: "{"), opKey(bytes, at: 1) else { return nil }
+        var end = 7
+        while end < bytes.count, end - 7 <= 64, isOpByte(bytes[end]) { end += 1 }
+        guard end > 7, end - 7 <= 64, end + 1 < bytes.count, bytes[end] == UInt8(ascii: "\""),
+              bytes[end + 1] == UInt8(ascii: ",") || bytes[end + 1] == UInt8(ascii: "}") else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[7..<end]), as: UTF8.self)
+    }
+
+    /// `,"op":"X"}` or `{"op":"X"}`.
+    private static func trailingOp(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let end = bytes.count - 2
+        guard end >= 7, bytes[end + 1] == UInt8(ascii: "}"), bytes[end] == UInt8(ascii: "\"") else { return nil }
+        var start = end
+        while start > 0, end - start <= 64, isOpByte(bytes[start - 1]) { start -= 1 }
+        let m = start - 6
+        guard start < end, end - start <= 64, m >= 1, opKey(bytes, at: m),
+              bytes[m - 1] == UInt8(ascii: ",") || bytes[m - 1] == UInt8(ascii: "{") else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// Whether `Body` has a hand-written reader, so `decodeRequestInOnePass` can read it.
+    public static func readsInOnePass<Body>(_ body: Body.Type) -> Bool {
+        Body.self is any FastJSONDecodable.Type
+    }
+
+    /// A whole request, head and body, in one pass of its body's hand-written reader, when the
+    /// frame is within `maxBytes` and the reader takes it; nil otherwise, and the caller reads the
+    /// head and then the request as before (which word every refusal). A request read here is one
+    /// the two passes would have read the same: the reader is as strict as Foundation's route.
+    public static func decodeRequestInOnePass<Body: Codable & Sendable>(_ frame: Data, body: Body.Type, maxBytes: Int) -> Request<Body>? {
+        guard frame.count <= maxBytes else { return nil }
+        return fastDecode(Request<Body>.self, from: frame)
+    }
+
     /// Decodes a whole request with its typed body.
     public static func decodeRequest<Body: Codable & Sendable>(_ frame: Data, body: Body.Type, maxBytes: Int = defaultMaxFrameBytes) throws(WireError) -> Request<Body> {
         try decode(Request<Body>.self, from: frame, maxBytes: maxBytes, tooLarge: .tooLarge, malformed: .invalidField)

@@ -136,4 +136,113 @@ struct RequestRouterTests {
         let empty = try Wire.decodeReply(frame("{\"ok\":true}"), body: Greeted.self)
         #expect(throws: ServiceError.self) { try empty.get() }
     }
+
+    // MARK: One pass for a request whose op comes last
+
+    @Test("the op a frame names first or last (as sorted keys write it) is read from its head or tail; anything else is no hint", arguments: [
+        ("{\"body\":{\"reports\":[]},\"id\":\"r1\",\"op\":\"ingest.batch\"}", "ingest.batch"),
+        ("{\"op\":\"health\"}", "health"),
+        ("{\"body\":{},\"op\":\"" + String(repeating: "o", count: 64) + "\"}", String(repeating: "o", count: 64)),
+        ("{\"body\":{},\"op\":\"" + String(repeating: "o", count: 65) + "\"}", nil),
+        ("{\"op\":\"ingest.batch\",\"body\":{}}", "ingest.batch"),
+        ("{\"op\":\"" + String(repeating: "o", count: 64) + "\",\"body\":{}}", String(repeating: "o", count: 64)),
+        ("{\"op\":\"" + String(repeating: "o", count: 65) + "\",\"body\":{}}", nil),
+        ("{\"op\":\"ingest.batch\" ,\"body\":{}}", nil),
+        ("{ \"op\":\"ingest.batch\",\"body\":{}}", nil),
+        ("{\"op\":\"a\\\"b\",\"body\":{}}", nil),
+        ("{\"op\":\"ingest.batch\"", nil),
+        ("{\"id\":\"1\",\"op\":\"ingest.batch\",\"body\":{}}", nil),
+        ("{\"body\":{},\"op\":\"ingest.batch\" }", nil),
+        ("{\"body\":{},\"op\":\"\"}", nil),
+        ("{\"body\":{},\"op\":\"a\\\"b\"}", nil),
+        ("{\"body\":{},\"op\":\"caf\u{e9}\"}", nil),
+        ("{\"body\":{\"op\":\"ingest.batch\"}}", nil),
+        ("{\"body\":{},\"x\":\"\\\"op\\\":\\\"ingest.batch\"}", nil),
+        ("{\"body\":{},\"hop\":\"ingest.batch\"}", nil),
+        ("\"op\":\"ingest.batch\"}", nil),
+        ("", nil),
+    ] as [(String, String?)])
+    func namedOp(text: String, op: String?) {
+        #expect(Wire.namedOp(frame(text)) == op, "\(text)")
+    }
+
+    static func batchRequest(_ devices: [String]) -> Request<IngestBatch> {
+        let at = Timestamp(milliseconds: 1_790_000_000_000)
+        return Request(op: Op.ingestBatch, id: "gw-1", body: IngestBatch(reports: devices.map {
+            IngestReport(deviceId: $0, sightings: [RangingReport(uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: 1, minor: 2, rssi: -60, measuredPower: -59,
+                                                                 timestamp: at, proximity: .near, accuracy: 1.5)])
+        }))
+    }
+
+    /// A router answering `ingest.batch` (a body with a hand-written reader) with what it was given.
+    func batchRouter() -> (RequestRouter, () -> [IngestBatch]) {
+        let router = RequestRouter(logger: silentLogger, maxRequestBytes: 4_096)
+        nonisolated(unsafe) var seen: [IngestBatch] = []
+        router.on(Op.ingestBatch, IngestBatch.self) { batch in
+            seen.append(batch)
+            return Greeted(text: batch.reports.compactMap(\.deviceId).joined(separator: ","))
+        }
+        router.on("greet", Greeting.self) { body in Greeted(text: body.name) }
+        return (router, { seen })
+    }
+
+    @Test("a request written with sorted keys is read in one pass, and answered as the two passes answer it")
+    func onePassAgrees() throws {
+        let (router, seen) = batchRouter()
+        let request = Self.batchRequest(["phone-1", "phone-2"])
+        let sorted = Wire.encode(request)
+        #expect(Wire.namedOp(sorted) == Op.ingestBatch)
+        let body = String(decoding: Wire.encode(request.body), as: UTF8.self)
+        // `op` first, as a hand-written client puts it: one pass too.
+        let opFirst = frame("{\"op\":\"ingest.batch\",\"id\":\"gw-1\",\"body\":" + body + "}")
+        // `op` in the middle: no hint, so the head is read apart from the body.
+        let opBetween = frame("{\"id\":\"gw-1\",\"op\":\"ingest.batch\",\"body\":" + body + "}")
+        let one = router.handle(sorted)
+        #expect(router.onePassReads == 1)
+        #expect(router.handle(opFirst) == one)
+        #expect(router.onePassReads == 2)
+        #expect(router.handle(opBetween) == one)
+        #expect(router.onePassReads == 2)
+        #expect(try Wire.decodeReply(one, body: Greeted.self).get() == Greeted(text: "phone-1,phone-2"))
+        #expect(seen() == [request.body, request.body, request.body])
+        // A body without a hand-written reader is read in two passes, whatever its keys' order.
+        _ = router.handle(Wire.encode(Request(op: "greet", id: "g", body: Greeting(name: "Ada", count: 1))))
+        #expect(router.onePassReads == 2)
+    }
+
+    @Test("a frame the one pass does not take is answered by the two passes, which word its refusal", arguments: [
+        // A mistyped field, a repeated name, an unknown member of the body: the reader gives up.
+        ("{\"body\":{\"reports\":7},\"id\":\"1\",\"op\":\"ingest.batch\"}", "request.invalidField", "body.reports"),
+        ("{\"body\":{\"reports\":[]},\"id\":\"1\",\"id\":\"2\",\"op\":\"ingest.batch\"}", "request.malformed", "field id is given more than once"),
+        ("{\"body\":{\"reports\":[]},\"id\":\"1\",\"op\":\"greet\",\"op\":\"ingest.batch\"}", "request.malformed", "field op is given more than once"),
+        ("{\"body\":{\"reports\":[]},\"id\":7,\"op\":\"ingest.batch\"}", "request.malformed", "field id must be a string"),
+        ("{\"op\":\"ingest.batch\",\"body\":{\"reports\":[]},\"op\":\"greet\"}", "request.malformed", "field op is given more than once"),
+        ("{\"op\":\"ingest.batch\",\"body\":{\"reports\":[{\"deviceId\":\"d\",\"deviceId\":\"e\"}]}}", "request.malformed", "field body.reports[0].deviceId is given more than once"),
+        // Over the limit: refused unread, as before.
+        ("{\"body\":{\"reports\":[],\"pad\":\"" + String(repeating: "x", count: 5_000) + "\"},\"id\":\"1\",\"op\":\"ingest.batch\"}", "request.tooLarge", "exceeds the limit of 4096"),
+    ] as [(String, String, String)])
+    func onePassFallsBack(text: String, code: String, message: String) throws {
+        let (router, seen) = batchRouter()
+        let error = try errorOf(router.handle(frame(text)))
+        #expect(error.code == code && error.message.contains(message), "\(error)")
+        #expect(router.onePassReads == 0)
+        #expect(seen().isEmpty)
+    }
+
+    @Test("a caller the op is not open to is refused after one pass as after two, and its batch is not taken")
+    func onePassRefusesTheCaller() throws {
+        let (router, seen) = batchRouter()
+        let phone = Caller(principal: Principal(name: "phone-bob", role: .phone, publicKey: String(repeating: "e", count: 40), deviceId: "phone-2", userId: "bob"))
+        let refusal = try errorOf(router.handle(Wire.encode(Self.batchRequest(["phone-2"])), caller: phone))
+        #expect(refusal.code == "auth.forbidden", "\(refusal)")
+        #expect(router.onePassReads == 1)
+        let gateway = Caller(principal: Principal(name: "gateway-hall", role: .gateway, publicKey: String(repeating: "f", count: 40)))
+        #expect(try Wire.decodeReply(router.handle(Wire.encode(Self.batchRequest(["phone-2"])), caller: gateway), body: Greeted.self).get() == Greeted(text: "phone-2"))
+        // On behalf of a principal from a key that is not the edge's: refused before the op.
+        var named = Self.batchRequest(["phone-3"])
+        named.onBehalfOf = .phone("session-alice", userId: "alice", deviceId: "phone-1")
+        #expect(try errorOf(router.handle(Wire.encode(named), caller: gateway)).code == "auth.forbidden")
+        #expect(router.onePassReads == 3)
+        #expect(seen().map { $0.reports.compactMap(\.deviceId) } == [["phone-2"]])
+    }
 }
