@@ -17,27 +17,34 @@ public enum TextRules {
     }
 
     /// The UUID in canonical upper case, or nil when it is not 8-4-4-4-12 hex digits.
-    /// Checked byte by byte: this runs for every sighting.
+    /// This runs for every sighting: the bytes are checked in place, and an upper-case UUID (what
+    /// phones and gateways send) is returned as it came, without a copy.
     public static func canonicalUUID(_ text: String) -> String? {
-        var utf8 = text.utf8
-        guard utf8.count == 36 else { return nil }
-        var lower = false
-        var index = 0
-        for byte in utf8 {
-            switch index {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return nil }
-            default:
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "F"): break
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): lower = true
-                default: return nil
-                }
-            }
-            index += 1
+        let verdict = text.utf8.withContiguousStorageIfAvailable(uuidVerdict) ?? Array(text.utf8).withUnsafeBufferPointer(uuidVerdict)
+        switch verdict {
+        case .notUUID: return nil
+        case .canonical: return text
+        case .lowerCase: return String(decoding: text.utf8.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f") ? $0 - 32 : $0 }, as: UTF8.self)
         }
-        if !lower { return text }
-        utf8 = text.utf8
-        return String(decoding: utf8.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f") ? $0 - 32 : $0 }, as: UTF8.self)
+    }
+
+    enum UUIDVerdict { case notUUID, canonical, lowerCase }
+
+    /// 36 bytes: hex digits, and "-" at 8, 13, 18 and 23.
+    static func uuidVerdict(_ bytes: UnsafeBufferPointer<UInt8>) -> UUIDVerdict {
+        guard bytes.count == 36 else { return .notUUID }
+        var lower: UInt8 = 0
+        for index in 0..<36 {
+            let byte = bytes[index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return .notUUID }
+                continue
+            }
+            if byte &- UInt8(ascii: "0") < 10 { continue }
+            // A letter a–f in either case: 0x20 is the lower-case bit.
+            guard (byte | 0x20) &- UInt8(ascii: "a") < 6 else { return .notUUID }
+            lower |= byte & 0x20
+        }
+        return lower == 0 ? .canonical : .lowerCase
     }
 }

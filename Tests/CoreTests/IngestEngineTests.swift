@@ -106,6 +106,73 @@ struct IngestEngineTests: IngestFixtures {
         #expect(engine.trackedDevices == 0)
     }
 
+    @Test("a device's beacons are smoothed apart however many it hears, past the few held in a list and back, and expire one by one", arguments: [3, 8, 9, 30])
+    func manyBeaconsPerDevice(beacons: Int) throws {
+        let engine = IngestEngine()
+        let known = Self.known(.always)
+        // Two UUIDs with the same majors and minors: different beacons.
+        let other = "F7826DA6-4FA2-4E98-8024-BC5B71E0893E"
+        func identity(_ b: Int) -> (uuid: String, minor: Int) { (b % 2 == 0 ? campusUUID : other, b / 2) }
+        var reference: [Int: RSSISmoother] = [:]
+        func expected(_ b: Int, _ rssi: Int, _ at: Timestamp) -> Int {
+            Int((reference[b, default: RSSISmoother()].add(rssi: rssi, at: at) ?? 0).rounded())
+        }
+        for round in 0..<4 {
+            let at = Timestamp.at(Double(round))
+            // Every beacon each round, its own level, in a different order each round.
+            let order = (0..<beacons).map { ($0 * (round + 1) * 7) % beacons }
+            let heard = Array(Set(order)).sorted().count == beacons ? order : Array(0..<beacons)
+            let report = IngestReport(deviceId: Self.device, sightings: heard.map { b in
+                Self.ranging(uuid: identity(b).uuid, major: 1, minor: identity(b).minor, rssi: -40 - b - round * 3, at: at)
+            })
+            let outcome = try engine.process(report, known: known, now: at)
+            #expect(outcome.sightings.map(\.rssi) == heard.map { expected($0, -40 - $0 - round * 3, at) }, "round \(round)")
+            #expect(outcome.sightings.map(\.beacon) == heard.map { BeaconIdentity(uuid: identity($0).uuid, major: 1, minor: identity($0).minor) })
+        }
+        #expect(engine.trackedBeacons(of: Self.device) == beacons)
+        // Only the first two heard again later: the rest expire, and those two keep their readings.
+        for b in 0..<min(2, beacons) {
+            let at = Timestamp.at(30)
+            let sighting = try #require(try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(uuid: identity(b).uuid, major: 1,
+                                                                                                                          minor: identity(b).minor, rssi: -90, at: at)]),
+                                                           known: known, now: at).sightings.first)
+            #expect(sighting.readings == 5, "beacon \(b): its four earlier readings and this one")
+            _ = expected(b, -90, at)
+        }
+        engine.expire(now: .at(45))
+        #expect(engine.trackedBeacons(of: Self.device) == min(2, beacons))
+        let at = Timestamp.at(46)
+        let again = try engine.process(IngestReport(deviceId: Self.device, sightings: (0..<beacons).map { b in
+            Self.ranging(uuid: identity(b).uuid, major: 1, minor: identity(b).minor, rssi: -70, at: at)
+        }), known: known, now: at)
+        #expect(again.sightings.map(\.readings) == (0..<beacons).map { $0 < 2 ? 2 : 1 })
+        #expect(engine.trackedBeacons(of: Self.device) == beacons)
+    }
+
+    @Test("each sighting's UUID is judged on its own, however the ones before it went (the last one's verdict is kept)")
+    func uuidVerdictPerSighting() throws {
+        let other = "F7826DA6-4FA2-4E98-8024-BC5B71E0893E"
+        let uuids = [campusUUID, "nope", campusUUID.lowercased(), campusUUID, "nope", "", other.lowercased(), other, campusUUID + " "]
+        let engine = IngestEngine()
+        for _ in 0..<2 {
+            let outcome = try engine.process(IngestReport(deviceId: Self.device, sightings: uuids.map { Self.ranging(uuid: $0) }), known: Self.known(.always), now: t0)
+            #expect(outcome.result.rejections.map(\.index) == [1, 4, 5, 8])
+            #expect(outcome.result.rejections.allSatisfy { $0.code == "request.invalidField" && $0.message.contains("is not a UUID") })
+            #expect(outcome.sightings.map(\.beacon.uuid) == [campusUUID, campusUUID, campusUUID, other, other])
+        }
+    }
+
+    @Test("a report whose sightings are all refused leaves no smoothing state for its device")
+    func refusedLeaveNothing() throws {
+        let engine = IngestEngine()
+        _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(rssi: 5), Self.ranging(uuid: "nope")]), known: Self.known(.always), now: t0)
+        _ = try engine.process(IngestReport(deviceId: "phone-2", sightings: [Self.ranging()]), known: nil, now: t0)
+        _ = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging()]), known: Self.known(.always, ranging: false), now: t0)
+        #expect(engine.trackedDevices == 0)
+        let refused = try engine.process(IngestReport(deviceId: Self.device, sightings: [Self.ranging(rssi: 5)]), known: Self.known(.whenInUse, foreground: false), now: t0)
+        #expect(refused.result.rejections.map(\.code) == ["request.invalidField"], "a field's error is named before the device's refusal")
+    }
+
     @Test("the default windows: 10 s of smoothing, 40 s of evidence")
     func defaultWindow() {
         #expect(IngestEngine().smoothingWindow == 10 && IngestEngine().evidenceWindow == 40)

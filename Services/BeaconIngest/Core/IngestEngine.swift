@@ -22,7 +22,11 @@ public final class IngestEngine {
     /// Seconds of readings the evidence for the nearest café is the mean of (at least the
     /// smoothing window); also how long a beacon's idle readings are kept.
     public let evidenceWindow: Double
-    private var smoothers: [String: [BeaconIdentity: RSSISmoother]] = [:]
+    private var smoothers: [String: BeaconSmoothers] = [:]
+    /// The last UUID checked and its canonical form: a gateway's reports range the campus's one
+    /// or few UUIDs, and the JSON reader hands out the same string again for a repeated long
+    /// text, so the check (about 400 instructions) mostly becomes one comparison of two strings.
+    private var lastUUID: (text: String, canonical: String?) = ("", nil)
 
     public init(smoothingWindow: Double = 10, evidenceWindow: Double = 40) {
         precondition(smoothingWindow.isFinite && smoothingWindow > 0, "the smoothing window must be a positive number of seconds")
@@ -68,17 +72,28 @@ public final class IngestEngine {
         }
 
         var sightings: [Sighting] = []
-        for (index, ranging) in (report.sightings ?? []).enumerated() {
-            do throws(ServiceError) {
-                let beacon = try validator.validate(ranging, now: now)
-                if let refusal { throw refusal }
-                if let status, !status.rangingAvailable {
-                    throw ServiceError(.rangingUnavailable, "the device reported that ranging is not available")
+        if let ranged = report.sightings, !ranged.isEmpty {
+            // A field's error is named before the device's refusal, as for a fix.
+            let blocked = refusal ?? (status?.rangingAvailable == false ? ServiceError(.rangingUnavailable, "the device reported that ranging is not available") : nil)
+            func smooth(_ beacons: inout BeaconSmoothers?) {
+                for (index, ranging) in ranged.enumerated() {
+                    do throws(ServiceError) {
+                        if ranging.uuid != lastUUID.text { lastUUID = (ranging.uuid, TextRules.canonicalUUID(ranging.uuid)) }
+                        let beacon = try validator.validate(ranging, canonicalUUID: lastUUID.canonical, now: now)
+                        if let blocked { throw blocked }
+                        sightings.append(self.smooth(deviceId: deviceId, beacon: beacon, ranging: ranging, in: &beacons))
+                        accepted += 1
+                    } catch {
+                        rejections.append(Rejection(kind: "sighting", index: index, error: error))
+                    }
                 }
-                sightings.append(smooth(deviceId: deviceId, beacon: beacon, ranging: ranging))
-                accepted += 1
-            } catch {
-                rejections.append(Rejection(kind: "sighting", index: index, error: error))
+            }
+            if blocked == nil {
+                // The device's smoothers looked up once for its report, not once a sighting.
+                smooth(&smoothers[deviceId])
+            } else {
+                var none: BeaconSmoothers?
+                smooth(&none)
             }
         }
         var fixes: [LocationFix] = []
@@ -101,12 +116,12 @@ public final class IngestEngine {
 
     /// The sighting's proximity and accuracy come from the smoothed RSSI; the phone's own values
     /// only when there is no usable RSSI (see `ProximityEstimator.estimate`).
-    private func smooth(deviceId: String, beacon: BeaconIdentity, ranging: RangingReport) -> Sighting {
+    private func smooth(deviceId: String, beacon: BeaconIdentity, ranging: RangingReport, in beacons: inout BeaconSmoothers?) -> Sighting {
         // Added where it is held: a copy taken out and stored back shared its readings with the
-        // dictionary's, so each sighting copied them (an allocation) and hashed both keys twice.
-        // The default is made only for a beacon the device has no smoother for yet.
-        let (rssi, held) = Self.add(ranging, to: &smoothers[deviceId, default: [:]][beacon, default: RSSISmoother(window: smoothingWindow,
-                                                                                                                evidenceWindow: evidenceWindow)])
+        // dictionary's, so each sighting copied them (an allocation). The smoother is made only
+        // for a beacon the device has none for yet, and the device's entry at its first.
+        if beacons == nil { beacons = BeaconSmoothers() }
+        let (rssi, held) = beacons!.update(beacon, make: { RSSISmoother(window: smoothingWindow, evidenceWindow: evidenceWindow) }) { Self.add(ranging, to: &$0) }
         let estimate = ProximityEstimator.estimate(rssi: rssi, measuredPower: ranging.measuredPower,
                                                    reportedProximity: ranging.proximity, reportedAccuracy: ranging.accuracy)
         // The evidence goes with a smoothed RSSI only: without one, the phone's own estimate
@@ -134,10 +149,9 @@ public final class IngestEngine {
         // dictionary while iterating it copied all of it, and rebuilding every device's entry
         // held beacon-ingest's reactor for up to 66 ms every 30 s with 30,000 phones.
         func isLive(_ smoother: RSSISmoother) -> Bool { (smoother.lastSample.map { now.seconds(since: $0) } ?? .infinity) <= smoother.evidenceWindow }
-        var changed: [(String, [BeaconIdentity: RSSISmoother]?)] = []
-        for (device, beacons) in smoothers where beacons.values.contains(where: { !isLive($0) }) {
-            let live = beacons.filter { isLive($0.value) }
-            changed.append((device, live.isEmpty ? nil : live))
+        var changed: [(String, BeaconSmoothers?)] = []
+        for (device, beacons) in smoothers where beacons.containsIdle(isLive) {
+            changed.append((device, beacons.keeping(isLive)))
         }
         for (device, live) in changed { smoothers[device] = live }
     }

@@ -58,7 +58,12 @@ public struct ReportValidator: Sendable {
 
     /// A ranging report's fields; returns the beacon identity with the UUID in canonical form.
     public func validate(_ r: RangingReport, now: Timestamp) throws(ServiceError) -> BeaconIdentity {
-        guard let uuid = TextRules.canonicalUUID(r.uuid) else {
+        try validate(r, canonicalUUID: TextRules.canonicalUUID(r.uuid), now: now)
+    }
+
+    /// The same, with the report's UUID already put in canonical form (nil: it is not a UUID).
+    func validate(_ r: RangingReport, canonicalUUID: String?, now: Timestamp) throws(ServiceError) -> BeaconIdentity {
+        guard let uuid = canonicalUUID else {
             throw ServiceError(.invalidField, "uuid \"\(r.uuid.prefix(40))\" is not a UUID (8-4-4-4-12 hex digits)")
         }
         guard (0...65535).contains(r.major) else { throw ServiceError(.invalidField, "major \(r.major) is outside 0…65535") }
