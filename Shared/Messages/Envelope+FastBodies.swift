@@ -39,6 +39,31 @@ extension DeviceStatus: FastJSONDecodable {
     }
 }
 
+extension DeviceStatus {
+    /// This status as JSONEncoder writes it with sorted keys: beacon-ingest publishes one for each
+    /// phone that reports a change, and JSONEncoder took about 100,000 instructions an event
+    /// (two thirds of a status request's cost).
+    func appendJSON(to out: inout [UInt8]) {
+        func raw(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        func flag(_ value: Bool) { value ? raw("true") : raw("false") }
+        raw(#"{"authorization":""#)
+        out.append(contentsOf: authorization.rawValue.utf8)
+        raw(#"","changedAt":""#)
+        changedAt.appendRFC3339(to: &out)
+        raw(#"","deviceId":"#)
+        JSONText.appendQuoted(deviceId, to: &out)
+        raw(#","foreground":"#)
+        flag(foreground)
+        raw(#","monitoringAvailable":"#)
+        flag(monitoringAvailable)
+        raw(#","precise":"#)
+        flag(precise)
+        raw(#","rangingAvailable":"#)
+        flag(rangingAvailable)
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
 extension RegionEvent {
     /// This event as JSONEncoder writes it with sorted keys (a nil refinement left out).
     func appendJSON(to out: inout [UInt8]) {

@@ -73,9 +73,9 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
         return true
     }
 
-    /// A sighting, sighting batch, region event or nearest beacon envelope's JSON (what flows per
-    /// sighting, and what region-monitor writes per change), or an order-flow event's, byte for
-    /// byte what JSONEncoder writes with sorted keys.
+    /// A sighting, sighting batch, region event, nearest beacon or device status envelope's JSON
+    /// (what flows per sighting, what region-monitor writes per change, what beacon-ingest writes
+    /// per phone), or an order-flow event's, byte for byte what JSONEncoder writes with sorted keys.
     func fastEncoded() -> Data? { fastEncodedMarkingBody()?.frame }
 
     /// `fastEncoded`, also where the body's value ends: it starts after `{"body":`, so a store
@@ -106,6 +106,10 @@ extension Envelope: FastJSONDecodable, FastJSONEncodable {
             out.reserveCapacity(360)
             raw(#"{"body":"#)
             n.appendJSON(to: &out)
+        case .deviceStatus(let d):
+            out.reserveCapacity(400)
+            raw(#"{"body":"#)
+            d.appendJSON(to: &out)
         default:
             guard Self.hasOrderFlowWriter(body) else { return nil }
             out.reserveCapacity(2_048)

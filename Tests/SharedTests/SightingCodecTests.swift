@@ -157,6 +157,35 @@ extension SightingCodecTests {
         #expect(RegionEvent.fastDecode(Data(#"{"date":"2026-01-01T00:00:00.000Z","deviceId":"d","flags":["teleported"],"identifier":"i","monitor":"m","state":"satisfied"}"#.utf8)) == nil)
     }
 
+    @Test("device statuses: the hand-written writer gives JSONEncoder's bytes, read back as written")
+    func deviceStatusEncodeMatchesGeneric() throws {
+        let time = Timestamp(milliseconds: 1_795_790_000_123)
+        var count = 0
+        for (i, device) in ["phone-1", "quote\"d", "back\\slash/and/slash", "emoji-\u{1F600}", "tab\tnew\nline\u{1}"].enumerated() {
+            for (a, authorization) in Authorization.allCases.enumerated() {
+                let bits = (i * 7 + a * 3) & 0xF
+                let status = DeviceStatus(deviceId: device, authorization: authorization, foreground: bits & 1 != 0, precise: bits & 2 != 0,
+                                          monitoringAvailable: bits & 4 != 0, rangingAvailable: bits & 8 != 0, changedAt: time.adding(seconds: Double(i) * 0.5))
+                let envelope = Envelope(type: .deviceStatus, id: "d-\(i)", source: "beacon-ingest", stream: "device", seq: UInt64(i + 1), time: time,
+                                        body: .deviceStatus(status))
+                let fast = try #require(envelope.fastEncoded())
+                #expect(fast == (try Self.generic(envelope)), "\(String(decoding: fast, as: UTF8.self))")
+                #expect(try Wire.decodeEnvelope(fast) == envelope)
+                #expect(DeviceStatus.fastDecode(Wire.encode(status)) == status)
+                count += 1
+            }
+        }
+        // Every flag both ways.
+        for bits in 0..<16 {
+            let status = DeviceStatus(deviceId: "p", authorization: .always, foreground: bits & 1 != 0, precise: bits & 2 != 0,
+                                      monitoringAvailable: bits & 4 != 0, rangingAvailable: bits & 8 != 0, changedAt: time)
+            let envelope = Envelope(type: .deviceStatus, id: "f", source: "beacon-ingest", stream: "device", seq: 1, time: time, body: .deviceStatus(status))
+            #expect(try #require(envelope.fastEncoded()) == (try Self.generic(envelope)))
+            count += 1
+        }
+        #expect(count == 5 * Authorization.allCases.count + 16)
+    }
+
     @Test("the evidence comes whole and in range or the sighting is refused, by both routes; a nearest answer carries at most 8 candidates")
     func evidenceBounds() throws {
         func sighting(_ extra: String) -> Data {
