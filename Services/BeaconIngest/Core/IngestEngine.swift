@@ -88,13 +88,10 @@ public final class IngestEngine {
                     }
                 }
             }
-            if blocked == nil {
-                // The device's smoothers looked up once for its report, not once a sighting.
-                smooth(&smoothers[deviceId])
-            } else {
-                var none: BeaconSmoothers?
-                smooth(&none)
-            }
+            // The device's smoothers looked up once for its report, not once a sighting; a device
+            // with no smoother yet gets its entry at its first accepted sighting, and one whose
+            // sightings are all refused gets none.
+            smooth(&smoothers[deviceId])
         }
         var fixes: [LocationFix] = []
         for (index, fix) in (report.fixes ?? []).enumerated() {

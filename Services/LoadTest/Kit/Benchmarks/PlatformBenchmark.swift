@@ -297,14 +297,8 @@ final class PlatformBenchmark {
 
     /// Waits (up to 3 s of no progress) for region-monitor to have applied `atLeast` durable events.
     private func waitApplied(_ region: RequestClient, atLeast target: Int) throws {
-        func applied() throws -> Int { Int(try region.call(Op.health, Empty(), as: HealthStatus.self).details["events.applied"] ?? "") ?? 0 }
-        var last = try applied()
-        var lastChange = Bench.now()
-        while last < target && Bench.now() - lastChange < 3 {
-            usleep(20_000)
-            let now = try applied()
-            if now != last { lastChange = Bench.now() }
-            last = now
+        try waitFor(atLeast: target, pause: { usleep(20_000) }) {
+            Int(try region.call(Op.health, Empty(), as: HealthStatus.self).details["events.applied"] ?? "") ?? 0
         }
     }
 
@@ -313,11 +307,17 @@ final class PlatformBenchmark {
     /// seconds, publishing all along, and a subscriber that reads nothing for 5 s is cut.
     @discardableResult
     private func waitConsumed(_ region: RequestClient, atLeast target: Int, reading driver: Driver) throws -> Int {
-        var last = try consumed(region)
+        try waitFor(atLeast: target, pause: { try driver.idle(seconds: 0.05) }) { try consumed(region) }
+    }
+
+    /// Reads `count` until it reaches `target` or stops moving for 3 s, pausing between reads; its last value.
+    @discardableResult
+    private func waitFor(atLeast target: Int, pause: () throws -> Void, _ count: () throws -> Int) throws -> Int {
+        var last = try count()
         var lastChange = Bench.now()
         while last < target && Bench.now() - lastChange < 3 {
-            try driver.idle(seconds: 0.05)
-            let now = try consumed(region)
+            try pause()
+            let now = try count()
             if now != last { lastChange = Bench.now() }
             last = now
         }
